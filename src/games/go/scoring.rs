@@ -209,3 +209,67 @@ fn seki_stones(board: &Board) -> HashSet<Point> {
     }
     seki
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Occupancy;
+
+    /// A finished 9×9 game: White's wall on column 4 and Black's on column 5; in White's
+    /// corner a Black chain and a White stone live in seki on two shared liberties; a dead
+    /// White stone sits in Black's territory.
+    const FINISHED_WITH_SEKI: [&str; 9] = [
+        ".W.WWB...",
+        "BBBWWB...",
+        "WWWWWB...",
+        "....WB...",
+        "....WB...",
+        "....WB...",
+        "....WB...",
+        "....WB.W.",
+        "....WB...",
+    ];
+
+    fn finished() -> Position {
+        let occupancy = Occupancy::from_text_rows(&FINISHED_WITH_SEKI).unwrap();
+        Position::from_occupancy(&occupancy, Color::Black).unwrap()
+    }
+
+    #[test]
+    fn tga_10_the_seki_is_found_and_its_shared_liberties_are_nobodys() {
+        let score = score(&finished(), &[Point::new(7, 7)], THAI_KOMI, Counting::Thai);
+        let mut seki: Vec<String> = score.seki_stones.iter().map(|p| p.to_sgf()).collect();
+        seki.sort();
+        assert_eq!(seki, ["ab", "ba", "bb", "cb"]);
+        let mut neutral: Vec<String> = score.neutral.iter().map(|p| p.to_sgf()).collect();
+        neutral.sort();
+        assert_eq!(neutral, ["aa", "ca"]);
+    }
+
+    #[test]
+    fn tga_13_thai_counting_is_territory_plus_prisoners_plus_komi() {
+        let score = score(&finished(), &[Point::new(7, 7)], THAI_KOMI, Counting::Thai);
+        assert_eq!(
+            score.black.territory, 27,
+            "the dead stone's point is territory"
+        );
+        assert_eq!(score.black.prisoners, 1, "the dead stone is a prisoner");
+        assert_eq!(score.black.total, 28.0);
+        assert_eq!(score.white.territory, 24);
+        assert_eq!(score.white.total, 30.5);
+        assert_eq!(score.result(), "W+2.5");
+    }
+
+    #[test]
+    fn wiki_area_counting_is_stones_plus_territory() {
+        let score = score(&finished(), &[Point::new(7, 7)], THAI_KOMI, Counting::Area);
+        assert_eq!((score.black.stones, score.black.territory), (12, 27));
+        assert_eq!((score.white.stones, score.white.territory), (16, 24));
+        assert_eq!(
+            score.black.total + score.white.total - THAI_KOMI,
+            79.0,
+            "81 less 2 dame"
+        );
+        assert_eq!(score.result(), "W+7.5");
+    }
+}

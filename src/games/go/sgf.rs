@@ -489,3 +489,123 @@ pub fn handicap_setup(record: &GoRecord) -> Result<Vec<Point>, String> {
         handicap_points(record.size, record.handicap)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    const SAMPLE: &str = include_str!("../../../samples/go/shusaku-gennan-1846.sgf");
+
+    #[test]
+    fn reads_the_bundled_classical_game() {
+        let record = read(SAMPLE).unwrap();
+        assert_eq!(record.size, 19);
+        assert_eq!(record.komi, 0.0);
+        assert_eq!(record.moves.len(), 325);
+        assert_eq!(record.result.as_deref(), Some("B+2"));
+        assert_eq!(record.moves[0].mv, Move::Play(Point::new(3, 16)));
+        assert!(
+            record
+                .info
+                .contains(&("PB".into(), "Honinbo Shusaku".into()))
+        );
+    }
+
+    #[test]
+    fn writing_then_reading_gives_the_same_record() {
+        let mut record = read(SAMPLE).unwrap();
+        record.moves[3].comment = Some("a comment with ] and \\ inside".into());
+        record.moves.push(RecordedMove {
+            color: Color::White,
+            mv: Move::Pass,
+            comment: None,
+            line: 0,
+        });
+        record.setup_white.push(Point::new(0, 0));
+        record.territory_black.push(Point::new(18, 18));
+        let written = write(&record);
+        let mut again = read(&written).unwrap();
+        // Line numbers are where the moves stand in each file, so they differ.
+        for (a, b) in again.moves.iter_mut().zip(&record.moves) {
+            a.line = b.line;
+        }
+        assert_eq!(again, record);
+    }
+
+    #[test]
+    fn takes_what_real_servers_write() {
+        // A byte-order mark and a header before the tree, FF[3] `tt` passes, lower-case
+        // letters inside identifiers, compressed point lists, a variation, and a handicap
+        // recorded as Black moves instead of AB.
+        let text = "\u{feff}Downloaded game\n(;GM[1]FF[3]SZ[9]KoMi[5,5]HA[2]RU[Japanese]\n\
+                    ;B[cc];B[gg];W[ee](;B[tt];W[];TB[aa:ab])(;B[dd]))";
+        let record = read(text).unwrap();
+        assert_eq!(record.komi, 5.5);
+        assert_eq!(record.setup_black, vec![Point::new(2, 2), Point::new(6, 6)]);
+        let moves: Vec<Move> = record.moves.iter().map(|m| m.mv).collect();
+        assert_eq!(
+            moves,
+            [Move::Play(Point::new(4, 4)), Move::Pass, Move::Pass]
+        );
+        assert_eq!(
+            record.territory_black,
+            vec![Point::new(0, 0), Point::new(1, 0)]
+        );
+    }
+
+    #[test]
+    fn malformed_input_is_an_error_with_line_and_column() {
+        let error = read("(;GM[1]SZ[19]\n;B[dd];W[pp\n").unwrap_err();
+        assert_eq!((error.line, error.column), (2, 9), "{error}");
+        let error = read("(;GM[1]SZ[19]\n;B[dd];W[zz])").unwrap_err();
+        assert_eq!((error.line, error.column), (2, 8), "{error}");
+        assert!(error.message.contains("not a point"), "{error}");
+        let error = read("(;SZ[19];B[dd]").unwrap_err();
+        assert_eq!((error.line, error.column), (1, 1), "{error}");
+        assert!(read("no record here").is_err());
+        assert!(
+            read("(;GM[2]SZ[8])")
+                .unwrap_err()
+                .message
+                .contains("not a Go record")
+        );
+        assert!(
+            read("(;SZ[30])")
+                .unwrap_err()
+                .message
+                .contains("not supported")
+        );
+    }
+
+    #[test]
+    fn mangled_input_never_panics() {
+        let mut rng = SmallRng::seed_from_u64(20261122);
+        let source = SAMPLE.as_bytes();
+        for _ in 0..3000 {
+            let mut bytes = source.to_vec();
+            for _ in 0..rng.random_range(1..8) {
+                let at = rng.random_range(0..bytes.len());
+                match rng.random_range(0..4) {
+                    0 => {
+                        bytes.remove(at);
+                    }
+                    1 => {
+                        let alphabet = b"()[];\\:BWtSZHA19x\xc3";
+                        bytes.insert(at, alphabet[rng.random_range(0..alphabet.len())]);
+                    }
+                    2 => bytes[at] = rng.random(),
+                    _ => bytes.truncate(at),
+                }
+                if bytes.is_empty() {
+                    break;
+                }
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            if let Ok(record) = read(&text) {
+                let _ = super::super::replay::replay_record(&record);
+            }
+        }
+    }
+}

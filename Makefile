@@ -1,0 +1,36 @@
+# The two commands a newcomer needs (see README.md): `make demo` and `make test`.
+# Both install what is missing first, so they work on a fresh Debian machine.
+
+APT_PACKAGES := clang libclang-dev libopencv-dev libopencv-contrib-dev pkg-config gnugo fairy-stockfish
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CARGO ?= cargo
+
+.PHONY: deps demo test lint bench
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+demo: deps
+	$(CARGO) build --bin kradan
+	@echo "== a classical professional game, checked move by move (legal: exit 0)"
+	$(CARGO) run -q --bin kradan -- replay samples/go/shusaku-gennan-1846.sgf
+	@echo
+	@echo "== a game with irregularities: each flagged with its rule (exit 1 = illegal moves found)"
+	-$(CARGO) run -q --bin kradan -- replay samples/go/irregular-9x9.sgf
+
+test: deps
+	$(CARGO) test --all-targets
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+bench: deps
+	$(CARGO) bench
