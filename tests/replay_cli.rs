@@ -122,3 +122,21 @@ fn unreadable_input_exits_2_with_the_place_of_the_error() {
     let output = replay(&[&sample("README.md")]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn the_records_beside_the_shared_photos_replay_cleanly() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    let records = [
+        "go-photos/gomrade/testing_sequence/game.sgf",
+        "go-photos/gomrade/testing_sequence/game1.sgf",
+        "go-photos/goban_to_sgf/basic.sgf",
+        "go-photos/goban_to_sgf/cornersnumbered.sgf",
+    ];
+    for record in records {
+        let path = data.join(record);
+        let output = replay(&[path.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(0), "{record}: {output:?}");
+    }
+}

@@ -16,14 +16,16 @@ pub fn replay(text: &str) -> Result<Report, ParseError> {
 /// is checked on from the position the board should have.
 pub fn replay_record(record: &GoRecord) -> Result<Report, String> {
     let mut position = Position::new(record.size);
-    let handicap = sgf::handicap_setup(record)?;
-    let default_first = if handicap.len() >= 2 && record.setup_white.is_empty() {
+    let black_setup = sgf::handicap_setup(record)?;
+    // After a handicap White moves first (TGA 4.1); a record that only sets up a position
+    // (a problem, a game started mid-way) says who moves with PL, or Black does.
+    let default_first = if record.handicap >= 2 {
         Color::White
     } else {
         Color::Black
     };
     position.setup(
-        &handicap,
+        &black_setup,
         &record.setup_white,
         record.first_player.unwrap_or(default_first),
     );
@@ -82,11 +84,22 @@ pub fn replay_record(record: &GoRecord) -> Result<Report, String> {
         }
     }
 
+    let setup = if record.handicap >= 2 {
+        format!("handicap {}", record.handicap)
+    } else if black_setup.is_empty() && record.setup_white.is_empty() {
+        "no handicap".to_string()
+    } else {
+        format!(
+            "set up with {} black and {} white stones",
+            black_setup.len(),
+            record.setup_white.len()
+        )
+    };
     let mut notes = vec![format!(
-        "board {0}×{0}, komi {1}, handicap {2}{3}",
+        "board {0}×{0}, komi {1}, {2}{3}",
         record.size,
         record.komi,
-        handicap.len(),
+        setup,
         record
             .rules
             .as_ref()
