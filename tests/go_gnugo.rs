@@ -600,3 +600,15 @@ fn fixed_handicap_agrees_with_gnu_go() {
     assert!(placed > 0);
     println!("fixed handicaps agree with GNU Go: {placed} placements on 5×5 to 19×19");
 }
+
+/// GTP's fixed handicap (section 4.1.1) puts the third stone on the upper left star point
+/// (D16), leaving the lower right corner free; GNU Go, gomill and the servers agree.
+#[test]
+fn three_stone_handicap_takes_the_upper_left_star_point() {
+    let ours: BTreeSet<String> = handicap_points(19, 3)
+        .expect("3 stones fit on 19×19")
+        .into_iter()
+        .map(|p| p.to_gtp(19))
+        .collect();
+    assert_eq!(ours, ["D4", "Q16", "D16"].map(String::from).into());
+}
