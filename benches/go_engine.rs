@@ -53,14 +53,16 @@ fn judge_every_point(c: &mut Criterion) {
     });
 }
 
+/// Seed 4 gives a game that ends with two passes after 467 moves; many random games never
+/// end under simple ko, so a fixed one keeps the figure comparable from run to run.
 fn play_random_game(c: &mut Criterion) {
-    c.bench_function("play a random 19×19 game to two passes", |b| {
-        let mut seed = 0;
+    c.bench_function("play the random 19×19 game of seed 4 to two passes", |b| {
         b.iter(|| {
-            seed += 1;
-            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut rng = SmallRng::seed_from_u64(4);
             let mut position = Position::new(SIZE);
-            black_box(random_game(&mut position, &mut rng, 2000))
+            let moves = random_game(&mut position, &mut rng, 1000);
+            assert!(position.play_has_ended());
+            black_box(moves)
         })
     });
 }
