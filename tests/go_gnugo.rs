@@ -71,7 +71,12 @@ impl Gtp {
             }
             text.push_str(&line);
         }
-        let body = text[1..].trim().to_string();
+        // Only the line ends go: `showboard` indents its first line of coordinates.
+        let body = text[1..]
+            .trim_start_matches(' ')
+            .trim_start_matches('\n')
+            .trim_end()
+            .to_string();
         match text.as_bytes()[0] {
             b'=' => Ok(body),
             b'?' => Err(body),
