@@ -147,7 +147,7 @@ pub const REPETITION: (&[Article], &[Penalty]) =
 
 /// The fixed handicap points (TGA 4.1): the star points in the order GTP's
 /// `fixed_handicap` and every Go server use. Two stones go on opposite corners (lower left,
-/// upper right), the third and fourth on the remaining corners, five takes the centre,
+/// upper right), the third on the upper left, the fourth on the lower right, five takes the centre,
 /// six and eight the side points, seven and nine the centre as well.
 pub fn handicap_points(size: usize, stones: usize) -> Result<Vec<Point>, String> {
     if stones == 0 {
@@ -168,8 +168,8 @@ pub fn handicap_points(size: usize, stones: usize) -> Result<Vec<Point>, String>
     let corners = [
         Point::new(high, low),
         Point::new(low, high),
-        Point::new(high, high),
         Point::new(low, low),
+        Point::new(high, high),
     ];
     let sides = [Point::new(mid, low), Point::new(mid, high)];
     let top_bottom = [Point::new(low, mid), Point::new(high, mid)];
