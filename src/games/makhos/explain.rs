@@ -297,7 +297,9 @@ pub fn classify(before: &Position, after: &Observation) -> Vec<Violation> {
             found.extend(classify_relocation(before, from, to, taken));
         }
     }
-    if after.count(mover) < before.count(mover) || (left == 0 && arrived == 0 && taken != 0) {
+    if after.count(mover) < before.count(mover)
+        || (left == 0 && arrived == 0 && after.count(opponent) < before.count(opponent))
+    {
         found.push(Violation::PieceRemoved);
     }
     if is_double_move(before, after) {
