@@ -128,6 +128,8 @@ struct Run {
     no_progress: u32,
     /// Positions seen since the last irreversible move, to spot three-fold shuttling.
     seen: HashMap<Position, u32>,
+    /// The shuttling since the last irreversible move has been reported once already.
+    repetition_reported: bool,
 }
 
 impl Run {
@@ -139,6 +141,7 @@ impl Run {
             captured_by_black: 0,
             no_progress: 0,
             seen: HashMap::from([(start, 1)]),
+            repetition_reported: false,
         }
     }
 
@@ -311,6 +314,7 @@ impl Run {
         if man_moved || white_lost + black_lost > 0 {
             self.no_progress = 0;
             self.seen.clear();
+            self.repetition_reported = false;
         } else if before != after {
             self.no_progress += 1;
             if self.no_progress == NO_PROGRESS_LIMIT {
@@ -344,7 +348,8 @@ impl Run {
         }
         let seen = self.seen.entry(*after).or_insert(0);
         *seen += 1;
-        if *seen == 3 {
+        if *seen == 3 && !self.repetition_reported {
+            self.repetition_reported = true;
             self.report(
                 number,
                 written,
