@@ -29,7 +29,7 @@ pub(super) const fn row_col(index: u8) -> (u8, u8) {
 
 /// The square index at `(row, col)`, or `None` for a light (unused) square.
 pub(super) const fn index_at(row: usize, col: usize) -> Option<u8> {
-    if row > 7 || col > 7 || (row + col) % 2 == 0 {
+    if row > 7 || col > 7 || (row + col).is_multiple_of(2) {
         return None;
     }
     Some(((7 - row) * 4 + (7 - col - row % 2) / 2) as u8)
@@ -44,10 +44,13 @@ const fn build_neighbors() -> [[u8; 4]; 32] {
         while dir < 4 {
             let r = row as i8 + STEPS[dir].0;
             let c = col as i8 + STEPS[dir].1;
-            if r >= 0 && r < 8 && c >= 0 && c < 8 {
-                if let Some(next) = index_at(r as usize, c as usize) {
-                    table[index][dir] = next;
-                }
+            if r >= 0
+                && r < 8
+                && c >= 0
+                && c < 8
+                && let Some(next) = index_at(r as usize, c as usize)
+            {
+                table[index][dir] = next;
             }
             dir += 1;
         }

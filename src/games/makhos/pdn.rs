@@ -213,7 +213,7 @@ impl Numbering {
         for step_row in 0..8 {
             let view_row = if corner < 2 { 7 - step_row } else { step_row };
             for step_col in 0..8 {
-                let view_col = if corner % 2 == 0 {
+                let view_col = if corner.is_multiple_of(2) {
                     step_col
                 } else {
                     7 - step_col
