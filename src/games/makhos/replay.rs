@@ -14,7 +14,7 @@ use super::explain::{Flag, Observation, Verdict, Violation, judge};
 use super::geometry::{between, direction_between};
 use super::movegen::{Move, MoveClass};
 use super::pdn::{GameResult, WrittenMove, read_pdn};
-use super::position::{Kind, Piece, Position, promotion_row};
+use super::position::{Kind, Piece, Position, Square, promotion_row};
 use crate::games::{Article, Color, ParseError, Penalty, Source};
 use crate::replay::{Game, Problem, Report, Severity};
 use std::collections::HashMap;
@@ -231,7 +231,7 @@ impl Run {
             let (a, b) = (pair[0].index(), pair[1].index());
             if let Some(dir) = direction_between(a, b) {
                 let taken = between(a, b, dir) & as_mover.side(piece.color.opponent());
-                for square in super::position::Square::all().filter(|s| taken & s.bit() != 0) {
+                for square in Square::all().filter(|s| taken & s.bit() != 0) {
                     after.set(square, None);
                 }
             }
