@@ -3,6 +3,7 @@
 //! article of `../shared/RULES.md` it comes from, so the recorder can cite it in a flag.
 
 pub mod go;
+pub mod makhos;
 pub mod rules;
 
 pub use rules::{Article, Penalty, Source};
