@@ -2,6 +2,7 @@
 //! plain data, moves are judged by pure functions, and every irregularity names the
 //! article of `../shared/RULES.md` it comes from, so the recorder can cite it in a flag.
 
+pub mod makruk;
 pub mod rules;
 
 pub use rules::{Article, Penalty, Source};
