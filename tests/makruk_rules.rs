@@ -170,17 +170,23 @@ fn insufficient_material_follows_the_sets_of_article_15() {
     assert!(!insufficient("8/8/3k4/8/8/P7/3K4/N7 w - - 0 1"));
 }
 
+/// The count after one move from `fen`: a FEN without counting fields has no count
+/// running, and one the material allows starts with the next move.
+fn count_after(fen: &str, san: &str) -> Option<kradan::games::makruk::Count> {
+    let mut p = position(fen);
+    play(&mut p, san);
+    p.count()
+}
+
 #[test]
 fn article_8_no_count_while_an_unturned_bia_stands() {
-    assert_eq!(position("8/8/3k4/8/8/P7/3K4/R7 w - - 0 1").count(), None);
+    assert_eq!(count_after("8/8/3k4/8/8/P7/3K4/R7 w - - 0 1", "Ra2"), None);
 }
 
 #[test]
 fn article_8_the_weaker_side_counts_the_boards_honour_to_64() {
     // Ruea 3 against Khon 1.5 + Met 1: Black is weaker whatever the placement.
-    let count = position("8/3k4/2m1s3/8/8/8/3K4/R7 w - - 0 1")
-        .count()
-        .unwrap();
+    let count = count_after("8/3k4/2m1s3/8/8/8/3K4/R7 w - - 0 1", "Ra2").unwrap();
     assert_eq!(count.kind, CountKind::BoardHonour);
     assert_eq!(count.counter, Color::Black);
     assert_eq!(count.limit, 64);
@@ -188,7 +194,7 @@ fn article_8_the_weaker_side_counts_the_boards_honour_to_64() {
 
 #[test]
 fn article_8_no_side_counts_when_material_is_equal() {
-    assert_eq!(position("8/3k4/3r4/8/8/8/3K4/R7 w - - 0 1").count(), None);
+    assert_eq!(count_after("8/3k4/7r/8/8/8/3K4/R7 w - - 0 1", "Ra2"), None);
 }
 
 #[test]
@@ -207,7 +213,8 @@ fn article_8_only_the_counting_sides_moves_are_counted() {
 fn article_9_pieces_honour_starts_from_pieces_on_the_board_plus_one() {
     // Two Rueas against a lone Khun: four pieces, so the first counted move calls 5, and
     // the limit for two Rueas is 8.
-    let mut p = position("8/8/3k4/8/8/8/3K4/R6R b - - 0 1");
+    let mut p = position("8/8/3k4/8/8/8/3K4/R6R w - - 0 1");
+    play(&mut p, "Rhg1");
     let count = p.count().unwrap();
     assert_eq!(
         (count.kind, count.counter, count.limit, count.reached),
@@ -219,7 +226,7 @@ fn article_9_pieces_honour_starts_from_pieces_on_the_board_plus_one() {
 
 #[test]
 fn article_9_pieces_honour_limits_follow_the_stronger_sides_pieces() {
-    let limit = |fen: &str| position(fen).count().unwrap().limit;
+    let limit = |fen: &str| counting::pieces_honour_limit(position(fen).board(), Color::White);
     assert_eq!(limit("8/8/3k4/8/8/8/3K4/RR6 b - - 0 1"), 8);
     assert_eq!(limit("8/8/3k4/8/8/8/3K4/RN6 b - - 0 1"), 16);
     assert_eq!(limit("8/8/3k4/8/8/8/3K4/SS6 b - - 0 1"), 22);
@@ -233,7 +240,7 @@ fn article_9_pieces_honour_limits_follow_the_stronger_sides_pieces() {
 fn article_10_the_pieces_honour_limit_stays_when_the_lone_khun_captures() {
     // MAKRUK 10's example: White Khun and two Rueas against Khun and Ruea, the board's
     // honour running; the Rueas are exchanged on d5 and the Khun takes back.
-    let mut p = position("8/8/3k4/3r4/8/8/8/R2RK3 w - - 0 1");
+    let mut p = position("8/8/3k4/3r4/8/8/8/R2RK3 w - 128 10 1");
     assert_eq!(p.count().unwrap().kind, CountKind::BoardHonour);
     play(&mut p, "Rxd5+");
     let count = p.count().unwrap();
@@ -252,7 +259,7 @@ fn article_10_the_pieces_honour_limit_stays_when_the_lone_khun_captures() {
 
 #[test]
 fn articles_7_to_10_reaching_the_limit_is_a_draw_claim() {
-    let pgn = "[Variant \"makruk\"]\n[SetUp \"1\"]\n[FEN \"8/8/3k4/8/8/8/3K4/R6R b - - 0 1\"]\n\n\
+    let pgn = "[Variant \"makruk\"]\n[SetUp \"1\"]\n[FEN \"8/8/3k4/8/8/8/3K4/R6R b - 16 8 1\"]\n\n\
                1... Ke6 2. Ra2 Kd6 3. Rb1 Ke6 4. Rb3 Kd6 *";
     let report = replay(pgn).unwrap();
     let draws: Vec<_> = report
@@ -274,7 +281,7 @@ fn articles_7_to_10_reaching_the_limit_is_a_draw_claim() {
 #[test]
 fn a_count_stops_when_the_counting_side_is_no_longer_weaker() {
     // Black (Met) counts against Ruea; taking the Ruea leaves Black stronger: no count.
-    let mut p = position("8/8/3k4/8/8/3m4/2RK4/8 b - - 0 1");
+    let mut p = position("8/8/3k4/8/8/3m4/2RK4/8 b - 128 3 1");
     assert_eq!(p.count().unwrap().counter, Color::Black);
     play(&mut p, "Mxc2");
     assert_eq!(

@@ -32,6 +32,10 @@ pub struct Count {
     /// honour count starts at the number of pieces on the board, so the first move of the
     /// count calls that number plus one (MAKRUK 9–10 example).
     pub reached: u32,
+    /// Half-moves of both sides since the count started, plus twice the starting number
+    /// for the pieces' honour: the progress field of Fairy-Stockfish's FEN, kept so a FEN
+    /// reads and writes back unchanged.
+    pub ply: u32,
 }
 
 impl Count {
@@ -105,15 +109,16 @@ pub fn pieces_honour_limit(board: &Board, stronger: Color) -> u32 {
     }
 }
 
-/// The count after a move by `mover` (or for a position set up from parts, `None`), given
-/// the count before it and the board after it.
-pub fn next_count(board: &Board, previous: Option<Count>, mover: Option<Color>) -> Option<Count> {
+/// The count after a move by `mover`, given the count before it and the board after it.
+/// A count that becomes possible starts after the move, which itself is not counted.
+pub fn next_count(board: &Board, previous: Option<Count>, mover: Color) -> Option<Count> {
     // MAKRUK 7 and 8 both start "when neither side has an unturned Bia".
     if board.pieces().any(|(_, piece)| piece.role == Role::Bia) {
         return None;
     }
     let called = |count: Count| Count {
-        reached: count.reached + u32::from(mover == Some(count.counter)),
+        reached: count.reached + u32::from(mover == count.counter),
+        ply: count.ply + 1,
         ..count
     };
     let lone = [Color::White, Color::Black].map(|color| has_only_khun(board, color));
@@ -136,6 +141,7 @@ pub fn next_count(board: &Board, previous: Option<Count>, mover: Option<Color>) 
                     counter,
                     limit: pieces_honour_limit(board, counter.opponent()),
                     reached: board.piece_total(),
+                    ply: 2 * board.piece_total(),
                 }),
             }
         }
@@ -150,6 +156,7 @@ pub fn next_count(board: &Board, previous: Option<Count>, mover: Option<Color>) 
                     counter,
                     limit: BOARD_HONOUR_LIMIT,
                     reached: 0,
+                    ply: 0,
                 }),
             }
         }

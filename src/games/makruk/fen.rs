@@ -50,7 +50,7 @@ impl Position {
             Color::Black => 'b',
         };
         let _ = match self.count {
-            Some(count) => write!(fen, " {turn} - {} {}", 2 * count.limit, 2 * count.reached),
+            Some(count) => write!(fen, " {turn} - {} {}", 2 * count.limit, count.ply),
             None => write!(fen, " {turn} - - {}", self.halfmove_clock),
         };
         let _ = write!(fen, " {}", self.fullmove);
@@ -126,6 +126,8 @@ fn parse(fen: &str, base: usize) -> Result<Position, (usize, String)> {
 /// A count from Fairy-Stockfish's two counting fields. They do not say who counts; the
 /// board does: a lone Khun counts the pieces' honour, else the weaker side the board's
 /// honour (and, where neither is weaker, the side to move, to keep the fields as given).
+/// The progress field counts both sides' half-moves; the counting side has made half of
+/// them, rounded up when it moved last.
 fn count_from_fields(board: &Board, turn: Color, limit_plies: u32, ply: u32) -> Count {
     let lone = [Color::White, Color::Black].into_iter().find(|&color| {
         board
@@ -143,7 +145,8 @@ fn count_from_fields(board: &Board, turn: Color, limit_plies: u32, ply: u32) -> 
         kind,
         counter,
         limit: limit_plies / 2,
-        reached: ply / 2,
+        reached: (ply + u32::from(turn != counter)) / 2,
+        ply,
     }
 }
 

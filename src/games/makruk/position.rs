@@ -576,22 +576,20 @@ impl Position {
         }
     }
 
-    /// A position from parts; the count state is derived from the material as if every
-    /// count had just become possible. `None` unless each side has exactly one Khun and the
-    /// side not to move is not in check.
+    /// A position from parts, with no count running yet: as in Fairy-Stockfish, a count
+    /// the material allows starts after the next move. `None` unless the side not to move
+    /// is not in check.
     pub fn from_board(board: Board, turn: Color) -> Option<Position> {
         if board.in_check(turn.opponent()) {
             return None;
         }
-        let mut position = Position {
+        Some(Position {
             board,
             turn,
             count: None,
             halfmove_clock: 0,
             fullmove: 1,
-        };
-        position.count = counting::next_count(&position.board, None, None);
-        Some(position)
+        })
     }
 
     pub fn board(&self) -> &Board {
@@ -655,7 +653,7 @@ impl Position {
         if self.turn == Color::Black {
             self.fullmove += 1;
         }
-        self.count = counting::next_count(&self.board, self.count, Some(self.turn));
+        self.count = counting::next_count(&self.board, self.count, self.turn);
         self.turn = self.turn.opponent();
     }
 
