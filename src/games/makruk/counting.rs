@@ -117,8 +117,10 @@ pub fn next_count(board: &Board, previous: Option<Count>, mover: Color) -> Optio
         return None;
     }
     let called = |count: Count| Count {
-        reached: count.reached + u32::from(mover == count.counter),
-        ply: count.ply + 1,
+        reached: count
+            .reached
+            .saturating_add(u32::from(mover == count.counter)),
+        ply: count.ply.saturating_add(1),
         ..count
     };
     let lone = [Color::White, Color::Black].map(|color| has_only_khun(board, color));

@@ -50,7 +50,12 @@ impl Position {
             Color::Black => 'b',
         };
         let _ = match self.count {
-            Some(count) => write!(fen, " {turn} - {} {}", 2 * count.limit, count.ply),
+            Some(count) => write!(
+                fen,
+                " {turn} - {} {}",
+                count.limit.saturating_mul(2),
+                count.ply
+            ),
             None => write!(fen, " {turn} - - {}", self.halfmove_clock),
         };
         let _ = write!(fen, " {}", self.fullmove);
@@ -145,7 +150,7 @@ fn count_from_fields(board: &Board, turn: Color, limit_plies: u32, ply: u32) -> 
         kind,
         counter,
         limit: limit_plies / 2,
-        reached: (ply + u32::from(turn != counter)) / 2,
+        reached: ply.saturating_add(u32::from(turn != counter)) / 2,
         ply,
     }
 }

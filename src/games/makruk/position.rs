@@ -648,10 +648,10 @@ impl Position {
         if mv.capture.is_some() || mv.role == Role::Bia {
             self.halfmove_clock = 0;
         } else {
-            self.halfmove_clock += 1;
+            self.halfmove_clock = self.halfmove_clock.saturating_add(1);
         }
         if self.turn == Color::Black {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.saturating_add(1);
         }
         self.count = counting::next_count(&self.board, self.count, self.turn);
         self.turn = self.turn.opponent();
