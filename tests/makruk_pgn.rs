@@ -97,7 +97,13 @@ fn replay_reports_checkmate_stalemate_and_the_final_position() {
         (Severity::Notice, "MAKRUK 16".to_string())
     );
     assert_eq!(notice.penalties, [Penalty::DrawClaim]);
-    // The record's own numbering does not matter; a side to move note does.
+    let wrong_tag =
+        replay("[Result \"0-1\"]\n[FEN \"k7/8/1K6/8/8/8/8/7R w - - 0 1\"]\n1. Rh8# 0-1").unwrap();
+    assert!(
+        wrong_tag.notes.iter().any(|n| n.contains("disagrees")),
+        "{:?}",
+        wrong_tag.notes
+    );
     assert!(
         mate.notes
             .iter()

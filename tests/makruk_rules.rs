@@ -106,7 +106,21 @@ fn bia_is_turned_over_into_a_met_on_the_sixth_rank() {
 #[test]
 fn a_move_that_leaves_the_khun_in_check_is_not_legal() {
     // The Khon on e2 is pinned by the Ruea on e8.
-    assert_eq!(targets("4r2k/8/8/8/8/8/4S3/4K3 w - - 0 1", "e2"), ["e3"]);
+    let pinned = "4r2k/8/8/8/8/8/4S3/4K3 w - - 0 1";
+    assert_eq!(targets(pinned, "e2"), ["e3"]);
+    let p = position(pinned);
+    let sideways = kradan::games::makruk::Move {
+        from: Square::parse("e2").unwrap(),
+        to: Square::parse("d3").unwrap(),
+        role: Role::Khon,
+        capture: None,
+        promotion: false,
+    };
+    assert!(!p.is_legal(&sideways));
+    assert!(p.is_legal(&kradan::games::makruk::Move {
+        to: Square::parse("e3").unwrap(),
+        ..sideways
+    }));
 }
 
 #[test]

@@ -92,10 +92,6 @@ impl Square {
         (file < 8 && rank < 8).then_some(Square(rank * 8 + file))
     }
 
-    pub fn from_index(index: usize) -> Option<Square> {
-        u8::try_from(index).ok().filter(|&i| i < 64).map(Square)
-    }
-
     pub fn index(self) -> usize {
         usize::from(self.0)
     }

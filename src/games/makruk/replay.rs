@@ -175,6 +175,20 @@ pub fn replay(text: &str) -> Result<Report, ParseError> {
     }
     if let Some(result) = &result_tag {
         notes.push(format!("result tag: {result}"));
+        let decided = match position.status() {
+            _ if stopped => None,
+            Status::Checkmate if position.turn() == Color::White => Some("0-1"),
+            Status::Checkmate => Some("1-0"),
+            Status::Stalemate => Some("1/2-1/2"),
+            Status::Ongoing => None,
+        };
+        if let Some(decided) = decided
+            && result != decided
+        {
+            notes.push(format!(
+                "the result tag {result} disagrees with the final position, which gives {decided}"
+            ));
+        }
     }
     notes.push(format!("FEN: {}", position.to_fen()));
     Ok(Report {

@@ -93,7 +93,7 @@ pub fn parse_san(position: &Position, san: &str) -> Result<Move, SanError> {
         ),
         _ => (Role::Bia, core),
     };
-    let rest = rest.replace('x', "").replace('-', "");
+    let rest = rest.replace(['x', '-'], "");
     if rest.len() < 2 {
         return Err(SanError::Syntax(format!(
             "{san:?} has no destination square"
