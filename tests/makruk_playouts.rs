@@ -233,6 +233,20 @@ fn fen_with_counting_fields_round_trips_as_fairy_stockfish_prints_it() {
         );
     }
     // The board's honour count, as Fairy-Stockfish starts it after the weaker side moves.
+    // MAKRUK 10: the Rueas are exchanged and the lone Khun takes back; the limit stays.
+    let start = "8/8/3k4/3r4/8/8/8/R2RK3 w - - 0 1";
+    let mut ours = Position::from_fen(start).unwrap();
+    let mut played = Vec::new();
+    for san in ["Rxd5+", "Kxd5", "Ra5+"] {
+        let mv = parse_san(&ours, san).unwrap();
+        ours.play(&mv);
+        played.push(mv.uci());
+        assert_eq!(
+            ours.to_fen(),
+            makruk_support::fen_after(&program, start, &played),
+            "after {san}"
+        );
+    }
     // and then both sides' moves, the counting side's and the other's.
     let start = "4k3/7r/8/8/8/8/2M~5/3K3R b - - 0 1";
     let mut ours = Position::from_fen(start).unwrap();
