@@ -573,8 +573,8 @@ impl Position {
     }
 
     /// A position from parts, with no count running yet: as in Fairy-Stockfish, a count
-    /// the material allows starts after the next move. `None` unless the side not to move
-    /// is not in check.
+    /// the material allows starts after the next move. `None` when the side not to move
+    /// is in check, which no legal game reaches.
     pub fn from_board(board: Board, turn: Color) -> Option<Position> {
         if board.in_check(turn.opponent()) {
             return None;
