@@ -55,9 +55,7 @@ pub struct Report {
 
 impl Report {
     pub fn has_illegal_moves(&self) -> bool {
-        self.problems
-            .iter()
-            .any(|p| p.severity == Severity::Illegal)
+        self.problems.iter().any(|p| p.severity == Severity::Illegal)
     }
 
     pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
@@ -119,13 +117,7 @@ impl Report {
             notes: &'a [String],
         }
         for problem in &self.problems {
-            serde_json::to_writer(
-                &mut *out,
-                &Line {
-                    kind: "problem",
-                    body: problem,
-                },
-            )?;
+            serde_json::to_writer(&mut *out, &Line { kind: "problem", body: problem })?;
             writeln!(out)?;
         }
         let summary = Final {
@@ -139,13 +131,7 @@ impl Report {
             outcome: &self.outcome,
             notes: &self.notes,
         };
-        serde_json::to_writer(
-            &mut *out,
-            &Line {
-                kind: "final",
-                body: &summary,
-            },
-        )?;
+        serde_json::to_writer(&mut *out, &Line { kind: "final", body: &summary })?;
         writeln!(out)
     }
 }

@@ -98,10 +98,7 @@ mod tests {
     #[test]
     fn citations_print_as_the_rule_book_names_them() {
         assert_eq!(Article::new(Source::Tga, "20").to_string(), "TGA 20");
-        assert_eq!(
-            Article::new(Source::HosSchool, "3.5.2").to_string(),
-            "HOS-SCHOOL 3.5.2"
-        );
+        assert_eq!(Article::new(Source::HosSchool, "3.5.2").to_string(), "HOS-SCHOOL 3.5.2");
         assert_eq!(Penalty::Points(2).to_string(), "points(2)");
         assert_eq!(
             serde_json::to_string(&Penalty::DrawClaim).unwrap(),
