@@ -4,6 +4,7 @@
 
 pub mod go;
 pub mod makhos;
+pub mod makruk;
 pub mod rules;
 
 pub use rules::{Article, Penalty, Source};
