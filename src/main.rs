@@ -20,12 +20,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check a game record (SGF for Go) move by move against the Thai rules.
+    /// Check a game record (SGF for Go, PDN for Mak-hos, PGN for Makruk) move by move
+    /// against the Thai rules.
     ///
     /// Exit status: 0 when every move is legal, 1 when the record holds illegal moves,
     /// 2 when the file cannot be read.
     Replay {
-        /// The record: .sgf
+        /// The record: .sgf (Go), .pdn (Mak-hos) or .pgn (Makruk)
         file: PathBuf,
         /// Print JSON lines (one per problem, then a final summary) instead of text.
         #[arg(long)]
@@ -82,7 +83,12 @@ fn replay(file: &Path) -> anyhow::Result<Report> {
         .map(str::to_ascii_lowercase);
     let report = match extension.as_deref() {
         Some("sgf") => kradan::games::go::replay::replay(&text),
-        _ => anyhow::bail!("{}: unknown record type (expected .sgf)", file.display()),
+        Some("pdn") => kradan::games::makhos::replay(&text),
+        Some("pgn") => kradan::games::makruk::replay(&text),
+        _ => anyhow::bail!(
+            "{}: unknown record type (expected .sgf for Go, .pdn for Mak-hos, .pgn for Makruk)",
+            file.display()
+        ),
     };
     report.with_context(|| format!("{} is not a readable record", file.display()))
 }

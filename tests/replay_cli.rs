@@ -140,3 +140,40 @@ fn the_records_beside_the_shared_photos_replay_cleanly() {
         assert_eq!(output.status.code(), Some(0), "{record}: {output:?}");
     }
 }
+
+#[test]
+fn mak_hos_and_makruk_records_get_the_same_report_and_exit_codes() {
+    let output = replay(&[&sample("makhos/irregular.pdn")]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    assert!(
+        text.contains("ILLEGAL [a man moved backward] (HOS 3.2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(HOS 2.4, HOS-SCHOOL 3.5.2; advisory)"),
+        "{text}"
+    );
+    assert!(text.contains("final position:"), "{text}");
+
+    let output = replay(&[&sample("makhos/annotated.pdn")]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+
+    let output = replay(&["--json", &sample("makruk/short_game.pgn")]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let last: serde_json::Value =
+        serde_json::from_str(stdout(&output).lines().last().unwrap()).unwrap();
+    assert_eq!(last["game"], "makruk");
+    assert_eq!(last["position"][0], "B . B B B . B B");
+
+    let dir = tempfile::tempdir().unwrap();
+    let illegal = dir.path().join("illegal.pgn");
+    std::fs::write(&illegal, "[Variant \"makruk\"]\n\n1. e4 e5 2. Kd3 *\n").unwrap();
+    let output = replay(&[illegal.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let broken = dir.path().join("broken.pdn");
+    std::fs::write(&broken, "[GameType \"31\"]\n1. 9-13 {never closed\n").unwrap();
+    let output = replay(&[broken.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("line"));
+}
