@@ -23,7 +23,15 @@ demo: deps
 	$(CARGO) run -q --bin kradan -- replay samples/go/shusaku-gennan-1846.sgf
 	@echo
 	@echo "== a game with irregularities: each flagged with its rule (exit 1 = illegal moves found)"
-	-$(CARGO) run -q --bin kradan -- replay samples/go/irregular-9x9.sgf
+	@$(CARGO) run -q --bin kradan -- replay samples/go/irregular-9x9.sgf; \
+		status=$$?; [ $$status -eq 1 ] && echo "(exit 1: illegal moves found, as expected)"
+	@echo
+	@echo "== Mak-hos (Thai checkers): a backward man, a double move, missed captures (exit 1)"
+	@$(CARGO) run -q --bin kradan -- replay samples/makhos/irregular.pdn; \
+		status=$$?; [ $$status -eq 1 ] && echo "(exit 1: illegal moves found, as expected)"
+	@echo
+	@echo "== Makruk (Thai chess): a short legal game, with its FEN"
+	$(CARGO) run -q --bin kradan -- replay samples/makruk/short_game.pgn
 
 test: deps
 	$(CARGO) test --all-targets
