@@ -65,9 +65,17 @@ impl Report {
             let rules: Vec<String> = problem.rules.iter().map(ToString::to_string).collect();
             let penalties: Vec<String> =
                 problem.penalties.iter().map(ToString::to_string).collect();
+            // A record can hold a move no board allows (from an empty square, onto a
+            // stone); no article covers it, and an empty citation would read as a typo.
+            let citation = match (rules.is_empty(), penalties.is_empty()) {
+                (true, true) => String::new(),
+                (false, true) => format!(" ({})", rules.join(", ")),
+                (true, false) => format!(" ({})", penalties.join(" + ")),
+                (false, false) => format!(" ({}; {})", rules.join(", "), penalties.join(" + ")),
+            };
             writeln!(
                 out,
-                "move {} {}: {} [{}] ({}; {})",
+                "move {} {}: {} [{}]{}",
                 problem.move_number,
                 problem.mv,
                 match problem.severity {
@@ -75,8 +83,7 @@ impl Report {
                     Severity::Notice => "notice",
                 },
                 problem.reason,
-                rules.join(", "),
-                penalties.join(" + ")
+                citation
             )?;
         }
         writeln!(out, "moves: {}", self.moves)?;
@@ -147,5 +154,53 @@ impl Report {
             },
         )?;
         writeln!(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Source;
+
+    fn report(problems: Vec<Problem>) -> Report {
+        Report {
+            game: Game::Go,
+            moves: 1,
+            problems,
+            position: vec![". B".into(), "W .".into()],
+            captured_by_black: 0,
+            captured_by_white: 0,
+            outcome: None,
+            notes: Vec::new(),
+        }
+    }
+
+    fn text(report: &Report) -> String {
+        let mut out = Vec::new();
+        report.write_text(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_problem_prints_its_rules_and_penalties_or_nothing_when_none_applies() {
+        let cited = Problem {
+            move_number: 3,
+            mv: "B dd".into(),
+            severity: Severity::Illegal,
+            reason: "ko".into(),
+            rules: vec![Article::new(Source::Tga, "28")],
+            penalties: vec![Penalty::Warning, Penalty::LoseTurn],
+        };
+        let uncited = Problem {
+            rules: Vec::new(),
+            penalties: Vec::new(),
+            severity: Severity::Notice,
+            ..cited.clone()
+        };
+        let report = report(vec![cited, uncited]);
+        let printed = text(&report);
+        assert!(printed.contains("move 3 B dd: ILLEGAL [ko] (TGA 28; warning + lose-turn)\n"));
+        assert!(printed.contains("move 3 B dd: notice [ko]\n"), "{printed}");
+        assert!(report.has_illegal_moves());
     }
 }
