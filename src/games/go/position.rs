@@ -150,15 +150,7 @@ impl Position {
         let Move::Play(point) = mv else {
             return Ok(());
         };
-        if !self.board.contains(point) {
-            return Err(Illegal::OffBoard);
-        }
-        if self.board.get(point).is_some() {
-            return Err(Illegal::Occupied);
-        }
-        if self.ko_point(color) == Some(point) {
-            return Err(Illegal::Ko);
-        }
+        self.check_placement(color, point)?;
         let mut board = self.board.clone();
         board.set(point, Some(color));
         let captures = self
@@ -171,19 +163,35 @@ impl Position {
         Ok(())
     }
 
+    /// The refusals that need no trial placement: off the board, occupied, ko.
+    fn check_placement(&self, color: Color, point: Point) -> Result<(), Illegal> {
+        if !self.board.contains(point) {
+            return Err(Illegal::OffBoard);
+        }
+        if self.board.get(point).is_some() {
+            return Err(Illegal::Occupied);
+        }
+        if self.ko_point(color) == Some(point) {
+            return Err(Illegal::Ko);
+        }
+        Ok(())
+    }
+
     /// Plays `mv` for `color` if it is legal, and gives the turn to the other colour. The
     /// colour is the caller's to say: two moves of one colour in a row are legal for the
     /// engine, and it is the recorder that flags them as a double move (TGA 20).
     pub fn play(&mut self, color: Color, mv: Move) -> Result<Played, Illegal> {
-        self.judge(color, mv)?;
-        self.moves_played += 1;
-        self.to_move = color.opponent();
         let Move::Play(point) = mv else {
+            self.moves_played += 1;
+            self.to_move = color.opponent();
             self.consecutive_passes += 1;
             self.ko = None;
             return Ok(Played::default());
         };
-        self.consecutive_passes = 0;
+        self.check_placement(color, point)?;
+        // Placing the stone and taking the captures once is cheaper than judging on a copy
+        // of the board first; a suicide, which captures nothing, is undone by lifting the
+        // one stone again.
         self.put(point, Some(color));
         let mut captured = Vec::new();
         for neighbor in self.board.neighbors(point) {
@@ -197,6 +205,13 @@ impl Position {
                 }
             }
         }
+        if captured.is_empty() && self.board.chain(point).liberties == 0 {
+            self.put(point, None);
+            return Err(Illegal::Suicide);
+        }
+        self.moves_played += 1;
+        self.to_move = color.opponent();
+        self.consecutive_passes = 0;
         let prisoners = captured.len() as u32;
         match color {
             Color::Black => self.captured_by_black += prisoners,
