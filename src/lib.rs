@@ -4,4 +4,5 @@
 //! that everything later builds on.
 
 pub mod games;
+pub mod peers;
 pub mod replay;

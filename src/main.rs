@@ -100,11 +100,7 @@ fn doctor() {
         Err(error) => println!("OpenCV: not usable ({error})"),
     }
     for peer in ["gnugo", "fairy-stockfish"] {
-        let found = ["/usr/bin", "/usr/games", "/usr/local/bin"]
-            .iter()
-            .map(|dir| Path::new(dir).join(peer))
-            .find(|path| path.is_file());
-        match found {
+        match kradan::peers::locate(peer) {
             Some(path) => println!("{peer}: {}", path.display()),
             None => println!(
                 "{peer}: not installed (apt-get install {peer}); the cross-check tests need it"

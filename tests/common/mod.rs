@@ -4,17 +4,12 @@
 use std::path::{Path, PathBuf};
 
 /// Finds a peer program that nobody here wrote (GNU Go, Fairy-Stockfish) to test against.
-/// Debian installs games under /usr/games, which is not on every PATH.
 ///
 /// Where it is missing, the test is skipped with a printed reason on a developer's machine,
 /// but fails under CI (`CI` set): `.ci/run` installs the peers, so a missing one there
 /// means the cross-check silently stopped running.
 pub fn peer_program(name: &str) -> Option<PathBuf> {
-    let path_dirs = std::env::var_os("PATH").unwrap_or_default();
-    let found = std::env::split_paths(&path_dirs)
-        .chain([PathBuf::from("/usr/games")])
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file());
+    let found = kradan::peers::locate(name);
     if found.is_none() {
         assert!(
             std::env::var_os("CI").is_none(),
