@@ -1,8 +1,11 @@
 //! Kradan watches a physical Go, Mak-hos or Makruk board through a camera and keeps the
 //! game record. The crate is organised by the direction data flows (see
-//! `docs/ARCHITECTURE.md`); this first part holds the rules engines and the record checker
-//! that everything later builds on.
+//! `docs/ARCHITECTURE.md`): frames come in through `source`, `geometry` finds the board,
+//! `reading` says what stands on every cell, and the rules engines in `games` judge it.
 
 pub mod games;
+pub mod geometry;
 pub mod peers;
+pub mod reading;
 pub mod replay;
+pub mod source;

@@ -1,0 +1,1 @@
+//! Calibration files: board corners for a fixed camera, and optional camera intrinsics.

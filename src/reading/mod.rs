@@ -1,0 +1,104 @@
+//! Cell reading: for every point of a located grid, empty / black / white with a
+//! confidence. Vision only: nothing here knows the rules.
+//!
+//! Every classifier works on the same picture: the board warped to a square
+//! ([`rectify`]) where grid point (`col`, `row`) sits at pixel
+//! `((col + 1) · cell, (row + 1) · cell)`, so a point's patch is a fixed crop whatever the
+//! camera angle.
+
+use crate::games::{Color, Occupancy};
+use crate::geometry::BoardGeometry;
+use opencv::core::{Mat, Point2f, Scalar, Size, Vector};
+use opencv::prelude::*;
+use opencv::{calib3d, imgproc};
+use serde::Serialize;
+
+/// The call for one point, with the probabilities it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CellReading {
+    pub color: Option<Color>,
+    /// Probabilities of empty, black, white; they sum to 1.
+    pub probabilities: [f32; 3],
+}
+
+impl CellReading {
+    pub fn from_probabilities(probabilities: [f32; 3]) -> Self {
+        let best = (0..3)
+            .max_by(|&a, &b| probabilities[a].total_cmp(&probabilities[b]))
+            .unwrap_or(0);
+        let color = match best {
+            1 => Some(Color::Black),
+            2 => Some(Color::White),
+            _ => None,
+        };
+        CellReading {
+            color,
+            probabilities,
+        }
+    }
+
+    /// The probability of the call that was made.
+    pub fn confidence(&self) -> f32 {
+        self.probabilities.iter().copied().fold(0.0, f32::max)
+    }
+}
+
+/// What a frame shows on every point, row by row from row 0.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Observation {
+    pub size: usize,
+    pub cells: Vec<CellReading>,
+}
+
+impl Observation {
+    pub fn get(&self, row: usize, col: usize) -> &CellReading {
+        &self.cells[row * self.size + col]
+    }
+
+    pub fn occupancy(&self) -> Occupancy {
+        let mut occupancy = Occupancy::empty(self.size, self.size);
+        for row in 0..self.size {
+            for col in 0..self.size {
+                occupancy.set(row, col, self.get(row, col).color);
+            }
+        }
+        occupancy
+    }
+}
+
+/// Warps the board to a square of `(size + 1) · cell` pixels: grid point (`col`, `row`) at
+/// `((col + 1) · cell, (row + 1) · cell)`, with half a cell of margin beyond the outer lines
+/// so edge stones are whole.
+pub fn rectify(image: &Mat, geometry: &BoardGeometry, cell: i32) -> opencv::Result<Mat> {
+    let side = (geometry.size as i32 + 1) * cell;
+    let last = (geometry.size - 1) as f64;
+    let grid = [[0.0, 0.0], [last, 0.0], [last, last], [0.0, last]];
+    let source: Vector<Point2f> = grid
+        .iter()
+        .map(|&[c, r]| {
+            let [x, y] = geometry.to_image(c, r);
+            Point2f::new(x as f32, y as f32)
+        })
+        .collect();
+    let target: Vector<Point2f> = grid
+        .iter()
+        .map(|&[c, r]| {
+            Point2f::new(
+                ((c + 1.0) * cell as f64) as f32,
+                ((r + 1.0) * cell as f64) as f32,
+            )
+        })
+        .collect();
+    let warp = calib3d::find_homography(&source, &target, &mut Mat::default(), 0, 3.0)?;
+    let mut rectified = Mat::default();
+    imgproc::warp_perspective(
+        image,
+        &mut rectified,
+        &warp,
+        Size::new(side, side),
+        imgproc::INTER_AREA,
+        opencv::core::BORDER_REPLICATE,
+        Scalar::default(),
+    )?;
+    Ok(rectified)
+}

@@ -1,0 +1,1 @@
+//! Frames in: still images now; video files, folders, streams and cameras later.
