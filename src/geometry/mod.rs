@@ -50,7 +50,7 @@ impl BoardGeometry {
     /// The same grid seen in an image scaled by `factor` (e.g. a downscaled working copy).
     pub fn scaled(&self, factor: f64) -> Self {
         let mut homography = self.homography;
-        for value in homography[0].iter_mut().chain(homography[1].iter_mut()) {
+        for value in homography[..2].iter_mut().flatten() {
             *value *= factor;
         }
         BoardGeometry {
