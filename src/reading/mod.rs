@@ -6,6 +6,9 @@
 //! `((col + 1) · cell, (row + 1) · cell)`, so a point's patch is a fixed crop whatever the
 //! camera angle.
 
+pub mod learned;
+pub mod synth;
+
 use crate::games::{Color, Occupancy};
 use crate::geometry::BoardGeometry;
 use opencv::core::{Mat, Point2f, Scalar, Size, Vector};

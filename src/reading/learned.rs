@@ -1,0 +1,531 @@
+//! A learned stone classifier: a small multilayer perceptron (OpenCV `ml::ANN_MLP`) over
+//! features of each point's patch in the rectified board, trained on rendered boards
+//! ([`super::synth`]) by `cargo run --release --bin train_stones`.
+//!
+//! Features are measured against the board's own colour, sampled in the middle of the
+//! squares between grid points, where neither lines nor a stone on its point can be: a
+//! stone is then "much darker than the wood around it" or "bluer and brighter than it",
+//! which survives lighting gradients, colour casts and board materials far better than
+//! raw colours do.
+
+use super::synth;
+use super::{CellReading, Observation};
+use anyhow::{Context, bail};
+use opencv::core::{self, FileStorage, Mat, Ptr, Scalar, Size};
+use opencv::imgproc;
+use opencv::ml::{self, ANN_MLP};
+use opencv::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Samples per cell of the luminance grid; chroma uses half as many.
+pub const GRID: usize = 12;
+const CHROMA: usize = GRID / 2;
+const STATS: usize = 9;
+/// Length of one point's feature vector.
+pub const FEATURES: usize = GRID * GRID + 2 * CHROMA * CHROMA + STATS;
+const FORMAT: i32 = 1;
+const META: &str = "kradan_stones";
+const NET: &str = "mlp";
+
+/// The trained classifier and the softmax temperature that turns its outputs into
+/// calibrated probabilities.
+pub struct StoneModel {
+    mlp: Ptr<ANN_MLP>,
+    temperature: f32,
+}
+
+/// How to train: hidden layer width and iterations of RPROP.
+#[derive(Clone, Copy, Debug)]
+pub struct TrainParams {
+    pub hidden: i32,
+    pub iterations: i32,
+}
+
+impl Default for TrainParams {
+    fn default() -> Self {
+        TrainParams {
+            hidden: 32,
+            iterations: 300,
+        }
+    }
+}
+
+/// Feature rows (CV_32F, one per sample) with their labels: 0 empty, 1 black, 2 white.
+pub struct Dataset {
+    pub samples: Mat,
+    pub labels: Vec<u8>,
+}
+
+impl Dataset {
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+}
+
+impl StoneModel {
+    /// `$KRADAN_MODELS/stones.yml.gz` when that variable is set, else the crate's
+    /// `models/stones.yml.gz`.
+    pub fn default_path() -> PathBuf {
+        let dir = std::env::var_os("KRADAN_MODELS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("models"));
+        dir.join("stones.yml.gz")
+    }
+
+    pub fn load(path: impl AsRef<Path>) -> anyhow::Result<Self> {
+        let path = path.as_ref();
+        if !path.is_file() {
+            bail!(
+                "stone model {} not found (train it with `cargo run --release --bin train_stones -- --out {}`)",
+                path.display(),
+                path.display()
+            );
+        }
+        let name = path
+            .to_str()
+            .with_context(|| format!("stone model path {} is not UTF-8", path.display()))?;
+        let broken = || format!("stone model {} is unreadable or corrupt", path.display());
+        let fs = FileStorage::new(name, core::FileStorage_READ, "").with_context(broken)?;
+        if !fs.is_opened().with_context(broken)? {
+            bail!(broken());
+        }
+        let meta = fs.get(META).with_context(broken)?;
+        if meta.is_none().with_context(broken)? {
+            bail!(
+                "{}: no `{META}` header, not a Kradan stone model",
+                path.display()
+            );
+        }
+        let format = meta.get("format")?.to_i32()?;
+        if format != FORMAT {
+            bail!(
+                "{}: stone model format {format}, this build reads {FORMAT}: retrain it",
+                path.display()
+            );
+        }
+        let temperature = meta.get("temperature")?.real()? as f32;
+        let net = fs.get(NET).with_context(broken)?;
+        if net.is_none()? {
+            bail!("{}: no `{NET}` network in the file", path.display());
+        }
+        let mut mlp = ANN_MLP::create()?;
+        mlp.read(&net).with_context(broken)?;
+        let layers = mlp.get_layer_sizes().with_context(broken)?;
+        let sizes: Vec<i32> = (0..layers.total() as i32)
+            .map(|i| layers.at::<i32>(i).copied())
+            .collect::<opencv::Result<_>>()
+            .with_context(broken)?;
+        if sizes.first() != Some(&(FEATURES as i32)) || sizes.last() != Some(&3) {
+            bail!(
+                "{}: network layers {sizes:?} do not take {FEATURES} features to 3 classes",
+                path.display()
+            );
+        }
+        Ok(StoneModel { mlp, temperature })
+    }
+
+    pub fn save(&self, path: impl AsRef<Path>) -> anyhow::Result<()> {
+        let path = path.as_ref();
+        let name = path
+            .to_str()
+            .with_context(|| format!("path {} is not UTF-8", path.display()))?;
+        let mut fs = FileStorage::new(name, core::FileStorage_WRITE, "")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        fs.start_write_struct(META, core::FileNode_MAP, "")?;
+        core::write_i32(&mut fs, "format", FORMAT)?;
+        core::write_i32(&mut fs, "features", FEATURES as i32)?;
+        core::write_f64(&mut fs, "temperature", self.temperature as f64)?;
+        fs.end_write_struct()?;
+        fs.start_write_struct(NET, core::FileNode_MAP, "")?;
+        self.mlp.write(&mut fs)?;
+        fs.end_write_struct()?;
+        fs.release()?;
+        Ok(())
+    }
+
+    /// Trains on `train`; the softmax temperature is fitted on `calibration` (another set of
+    /// boards, so the probabilities are not over-confident).
+    pub fn train(
+        train: &Dataset,
+        calibration: &Dataset,
+        params: TrainParams,
+    ) -> opencv::Result<Self> {
+        let mut responses =
+            Mat::new_rows_cols_with_default(train.len() as i32, 3, core::CV_32F, Scalar::all(0.0))?;
+        for (i, &label) in train.labels.iter().enumerate() {
+            *responses.at_2d_mut::<f32>(i as i32, label as i32)? = 1.0;
+        }
+        let mut mlp = ANN_MLP::create()?;
+        let sizes = [FEATURES as i32, params.hidden, 3];
+        let layers = Mat::from_slice(&sizes)?;
+        mlp.set_layer_sizes(&layers)?;
+        mlp.set_activation_function(ml::ANN_MLP_SIGMOID_SYM, 0.0, 0.0)?;
+        mlp.set_train_method(ml::ANN_MLP_RPROP, 0.1, f64::MIN_POSITIVE)?;
+        mlp.set_term_criteria(core::TermCriteria::new(
+            core::TermCriteria_MAX_ITER + core::TermCriteria_EPS,
+            params.iterations,
+            1e-5,
+        )?)?;
+        mlp.train(&train.samples, ml::ROW_SAMPLE, &responses)?;
+        let mut model = StoneModel {
+            mlp,
+            temperature: 1.0,
+        };
+        model.temperature = model.fit_temperature(calibration)?;
+        Ok(model)
+    }
+
+    /// The temperature minimising the negative log-likelihood of the calibration labels.
+    fn fit_temperature(&self, calibration: &Dataset) -> opencv::Result<f32> {
+        if calibration.is_empty() {
+            return Ok(8.0);
+        }
+        let raw = self.raw_outputs(&calibration.samples)?;
+        let mut best = (f64::INFINITY, 8.0);
+        for step in 1..=80 {
+            let t = step as f32 * 0.5;
+            let nll: f64 = raw
+                .iter()
+                .zip(&calibration.labels)
+                .map(|(o, &l)| -(softmax(o, t)[l as usize].max(1e-6) as f64).ln())
+                .sum();
+            if nll < best.0 {
+                best = (nll, t);
+            }
+        }
+        Ok(best.1)
+    }
+
+    fn raw_outputs(&self, samples: &Mat) -> opencv::Result<Vec<[f32; 3]>> {
+        if samples.rows() == 0 {
+            return Ok(Vec::new());
+        }
+        let mut out = Mat::default();
+        self.mlp.predict(samples, &mut out, 0)?;
+        (0..out.rows())
+            .map(|r| {
+                Ok([
+                    *out.at_2d::<f32>(r, 0)?,
+                    *out.at_2d::<f32>(r, 1)?,
+                    *out.at_2d::<f32>(r, 2)?,
+                ])
+            })
+            .collect()
+    }
+
+    /// Probabilities of empty, black, white for each feature row.
+    pub fn probabilities(&self, samples: &Mat) -> opencv::Result<Vec<[f32; 3]>> {
+        Ok(self
+            .raw_outputs(samples)?
+            .iter()
+            .map(|o| softmax(o, self.temperature))
+            .collect())
+    }
+
+    /// Reads every point of a rectified board (see [`super::rectify`]).
+    pub fn read(&self, rectified: &Mat, size: usize, cell: i32) -> opencv::Result<Observation> {
+        let samples = features(rectified, size, cell)?;
+        let cells = self
+            .probabilities(&samples)?
+            .into_iter()
+            .map(CellReading::from_probabilities)
+            .collect();
+        Ok(Observation { size, cells })
+    }
+
+    pub fn temperature(&self) -> f32 {
+        self.temperature
+    }
+}
+
+fn softmax(o: &[f32; 3], t: f32) -> [f32; 3] {
+    let m = o.iter().copied().fold(f32::MIN, f32::max);
+    let e = o.map(|v| ((v - m) * t).exp());
+    let s: f32 = e.iter().sum();
+    e.map(|v| v / s)
+}
+
+/// The label index used in datasets: 0 empty, 1 black, 2 white.
+pub fn label(color: Option<crate::games::Color>) -> u8 {
+    match color {
+        None => 0,
+        Some(crate::games::Color::Black) => 1,
+        Some(crate::games::Color::White) => 2,
+    }
+}
+
+/// Renders the boards of `seeds` and collects their points. `keep_empty` is the share of
+/// empty points kept: they outnumber stones and are mostly easy.
+pub fn synthetic_dataset(
+    seeds: impl IntoIterator<Item = u64>,
+    cell: i32,
+    keep_empty: f32,
+) -> opencv::Result<Dataset> {
+    let mut rows = Vec::new();
+    let mut labels = Vec::new();
+    for seed in seeds {
+        let board = synth::render_any(seed, cell)?;
+        let f = features(&board.image, board.size, cell)?;
+        let mut pick = synth::Rng::new(seed ^ 0x5eed);
+        for (i, truth) in board.truth.iter().enumerate() {
+            if truth.is_none() && !pick.chance(keep_empty) {
+                continue;
+            }
+            rows.push(f.row(i as i32)?.try_clone()?);
+            labels.push(label(*truth));
+        }
+    }
+    let mut samples = Mat::default();
+    if !rows.is_empty() {
+        let rows: core::Vector<Mat> = rows.into_iter().collect();
+        core::vconcat(&rows, &mut samples)?;
+    }
+    Ok(Dataset { samples, labels })
+}
+
+fn luma(p: &core::Vec3f) -> f32 {
+    0.114 * p[0] + 0.587 * p[1] + 0.299 * p[2]
+}
+
+fn median(values: &mut [f32]) -> f32 {
+    values.sort_by(f32::total_cmp);
+    values[values.len() / 2]
+}
+
+/// One feature row (CV_32F, [`FEATURES`] wide) per point, row-major.
+pub fn features(rectified: &Mat, size: usize, cell: i32) -> opencv::Result<Mat> {
+    assert!(size >= 2, "a board has at least two lines");
+    let g = GRID;
+    let side = (size + 1) * g;
+    // Resampling the whole board once makes every patch a plain crop of a G×G block and
+    // keeps the features independent of the rectification's cell size.
+    let expected = (size as i32 + 1) * cell;
+    let mut source = rectified.clone();
+    if rectified.rows() != expected || rectified.cols() != expected {
+        imgproc::resize(
+            rectified,
+            &mut source,
+            Size::new(expected, expected),
+            0.0,
+            0.0,
+            imgproc::INTER_AREA,
+        )?;
+    }
+    let mut floats = Mat::default();
+    source.convert_to(&mut floats, core::CV_32FC3, 1.0, 0.0)?;
+    let mut small = Mat::default();
+    imgproc::resize(
+        &floats,
+        &mut small,
+        Size::new(side as i32, side as i32),
+        0.0,
+        0.0,
+        imgproc::INTER_AREA,
+    )?;
+    let px = small.data_typed::<core::Vec3f>()?;
+    let at = |x: usize, y: usize| &px[y * side + x];
+
+    // Board colour between the points: the middle of every square, 4×4 samples.
+    let holes_n = size - 1;
+    let mut holes = vec![[0.0f32; 3]; holes_n * holes_n];
+    for hr in 0..holes_n {
+        for hc in 0..holes_n {
+            let (cx, cy) = ((hc + 1) * g + g / 2, (hr + 1) * g + g / 2);
+            let mut sum = [0.0f32; 3];
+            for y in cy - 2..cy + 2 {
+                for x in cx - 2..cx + 2 {
+                    let p = at(x, y);
+                    for ch in 0..3 {
+                        sum[ch] += p[ch];
+                    }
+                }
+            }
+            holes[hr * holes_n + hc] = sum.map(|s| s / 16.0);
+        }
+    }
+    let global: [f32; 3] = std::array::from_fn(|ch| {
+        let mut v: Vec<f32> = holes.iter().map(|h| h[ch]).collect();
+        median(&mut v)
+    });
+    let global_y = (0.114 * global[0] + 0.587 * global[1] + 0.299 * global[2]).max(1.0);
+
+    let mut out = Mat::new_rows_cols_with_default(
+        (size * size) as i32,
+        FEATURES as i32,
+        core::CV_32F,
+        Scalar::all(0.0),
+    )?;
+    let mut window = Vec::with_capacity(16);
+    let mut lum = [0.0f32; GRID * GRID];
+    let mut chroma_b = [0.0f32; GRID * GRID];
+    let mut chroma_r = [0.0f32; GRID * GRID];
+    for row in 0..size {
+        for col in 0..size {
+            // Local board colour: median of up to 16 nearby squares, robust to the few a
+            // stone's parallax or offset covers.
+            let span = |p: usize| p.saturating_sub(2)..(p + 2).min(holes_n);
+            let bg: [f32; 3] = std::array::from_fn(|ch| {
+                window.clear();
+                for hr in span(row) {
+                    for hc in span(col) {
+                        window.push(holes[hr * holes_n + hc][ch]);
+                    }
+                }
+                median(&mut window)
+            });
+            let bg_y = (0.114 * bg[0] + 0.587 * bg[1] + 0.299 * bg[2]).max(1.0);
+            let bg_cb = (bg[0] - bg_y) / bg_y;
+            let bg_cr = (bg[2] - bg_y) / bg_y;
+            let (x0, y0) = ((col + 1) * g - g / 2, (row + 1) * g - g / 2);
+            for y in 0..g {
+                for x in 0..g {
+                    let p = at(x0 + x, y0 + y);
+                    let l = luma(p);
+                    lum[y * g + x] = l / bg_y - 1.0;
+                    chroma_b[y * g + x] = (p[0] - l) / bg_y - bg_cb;
+                    chroma_r[y * g + x] = (p[2] - l) / bg_y - bg_cr;
+                }
+            }
+            let f = out.at_row_mut::<f32>((row * size + col) as i32)?;
+            f[..g * g].copy_from_slice(&lum);
+            let mut k = g * g;
+            for plane in [&chroma_b, &chroma_r] {
+                for cy in 0..CHROMA {
+                    for cx in 0..CHROMA {
+                        let i = 2 * cy * g + 2 * cx;
+                        f[k] = 0.25 * (plane[i] + plane[i + 1] + plane[i + g] + plane[i + g + 1]);
+                        k += 1;
+                    }
+                }
+            }
+            // Disc of radius 0.3 cell and the ring beyond it, which stones fill and
+            // line crossings do not.
+            let (mut disc, mut disc2, mut n_disc, mut ring, mut n_ring) = (0.0, 0.0, 0.0, 0.0, 0.0);
+            let (mut lo, mut hi) = (f32::MAX, f32::MIN);
+            let c = g as f32 / 2.0;
+            for y in 0..g {
+                for x in 0..g {
+                    let d = ((x as f32 + 0.5 - c).powi(2) + (y as f32 + 0.5 - c).powi(2)).sqrt()
+                        / g as f32;
+                    let v = lum[y * g + x];
+                    if d < 0.3 {
+                        disc += v;
+                        disc2 += v * v;
+                        n_disc += 1.0;
+                        lo = lo.min(v);
+                        hi = hi.max(v);
+                    } else if d < 0.5 {
+                        ring += v;
+                        n_ring += 1.0;
+                    }
+                }
+            }
+            let disc_mean = disc / n_disc;
+            let stats = [
+                disc_mean,
+                (disc2 / n_disc - disc_mean * disc_mean).max(0.0).sqrt(),
+                ring / n_ring,
+                lo,
+                hi,
+                bg_y / global_y - 1.0,
+                global_y / 255.0,
+                bg_cr - bg_cb,
+                (disc_mean + 1.0) * bg_y / 255.0,
+            ];
+            f[k..k + STATS].copy_from_slice(&stats);
+        }
+    }
+    Ok(out)
+}
+
+/// Share of points of `board` the model reads right.
+pub fn board_accuracy(model: &StoneModel, board: &synth::SynthBoard) -> opencv::Result<f32> {
+    let observation = model.read(&board.image, board.size, board.cell)?;
+    let right = observation
+        .cells
+        .iter()
+        .zip(&board.truth)
+        .filter(|(c, t)| c.color == **t)
+        .count();
+    Ok(right as f32 / board.truth.len() as f32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_synthetic_training_set_reads_a_held_out_board() {
+        let train = synthetic_dataset(0..12, 32, 0.3).unwrap();
+        let calibration = synthetic_dataset(100..102, 32, 0.3).unwrap();
+        let model = StoneModel::train(
+            &train,
+            &calibration,
+            TrainParams {
+                hidden: 16,
+                iterations: 80,
+            },
+        )
+        .unwrap();
+        let board = synth::render(9_000_001, 19, 32).unwrap();
+        let accuracy = board_accuracy(&model, &board).unwrap();
+        assert!(accuracy >= 0.99, "held-out accuracy {accuracy}");
+    }
+
+    #[test]
+    fn a_missing_model_file_is_a_clear_error() {
+        let err = StoneModel::load("/nonexistent/stones.yml.gz")
+            .err()
+            .expect("no model there");
+        assert!(err.to_string().contains("not found"), "{err:#}");
+    }
+
+    #[test]
+    fn a_corrupt_model_file_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, content) in [
+            ("garbage.yml.gz", &b"\x1f\x8b\x08 not really gzip"[..]),
+            ("other.yml", &b"%YAML:1.0\n---\nsomething: 3\n"[..]),
+            (
+                "truncated.yml",
+                &b"%YAML:1.0\n---\nkradan_stones:\n   format: 1\n  temp: [\n"[..],
+            ),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, content).unwrap();
+            let err = StoneModel::load(&path).err().expect("not a model");
+            let text = format!("{err:#}");
+            assert!(text.contains(name), "{name}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_saved_model_loads_and_reads_the_same() {
+        let train = synthetic_dataset(0..3, 32, 0.3).unwrap();
+        let model = StoneModel::train(
+            &train,
+            &train,
+            TrainParams {
+                hidden: 8,
+                iterations: 10,
+            },
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stones.yml.gz");
+        model.save(&path).unwrap();
+        let loaded = StoneModel::load(&path).unwrap();
+        let board = synth::render(5, 9, 32).unwrap();
+        let a = model.read(&board.image, 9, 32).unwrap();
+        let b = loaded.read(&board.image, 9, 32).unwrap();
+        for (x, y) in a.cells.iter().zip(&b.cells) {
+            for k in 0..3 {
+                assert!((x.probabilities[k] - y.probabilities[k]).abs() < 1e-4);
+            }
+        }
+    }
+}

@@ -1,0 +1,647 @@
+//! Synthetic rectified Go boards with exact labels, for training and testing the learned
+//! stone classifier ([`super::learned`]).
+//!
+//! A board is drawn directly in the rectified frame of [`super::rectify`] (grid point
+//! (`col`, `row`) at `((col + 1) · cell, (row + 1) · cell)`), so no geometry is involved.
+//! What varies with the seed is what the real photos in `../shared/data/go-photos` show to
+//! matter: board colour from pale yellow to dark brown and grey plastic or paper, wood
+//! grain, line weight, stone looks (matte slate, glossy glass, shell stripes, tinted
+//! plastic), stones off their points, the parallax of an oblique camera (the stone's top
+//! shifted away from the camera, so a stone covers part of the point behind it), soft
+//! shadows, uneven light, colour casts, glare, over-exposure, low resolution, blur, noise
+//! and JPEG artefacts.
+
+use crate::games::Color;
+use opencv::core::{self, Mat, Scalar, Size, Vector};
+use opencv::prelude::*;
+use opencv::{imgcodecs, imgproc};
+
+/// A small deterministic generator (SplitMix64): the same seed must draw the same board on
+/// every machine, which rules out anything seeded from the OS.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    pub fn range(&mut self, low: f32, high: f32) -> f32 {
+        low + (high - low) * self.unit()
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    pub fn chance(&mut self, p: f32) -> bool {
+        self.unit() < p
+    }
+
+    /// Standard normal (Box–Muller).
+    pub fn normal(&mut self) -> f32 {
+        let u = self.unit().max(1e-7);
+        let v = self.unit();
+        (-2.0 * u.ln()).sqrt() * (std::f32::consts::TAU * v).cos()
+    }
+}
+
+/// A rendered board: `image` is 8-bit BGR of side `(size + 1) · cell`; `truth` is row-major.
+pub struct SynthBoard {
+    pub image: Mat,
+    pub size: usize,
+    pub cell: i32,
+    pub truth: Vec<Option<Color>>,
+}
+
+/// A board of a size drawn from the seed: 9, 13 or 19 lines (19 twice as often).
+pub fn render_any(seed: u64, cell: i32) -> opencv::Result<SynthBoard> {
+    let size = [9, 13, 19, 19][Rng::new(seed.wrapping_mul(31).wrapping_add(7)).below(4)];
+    render(seed, size, cell)
+}
+
+type Px = [f32; 3];
+
+struct Canvas {
+    side: usize,
+    px: Vec<Px>,
+}
+
+impl Canvas {
+    fn at(&mut self, x: usize, y: usize) -> &mut Px {
+        &mut self.px[y * self.side + x]
+    }
+}
+
+fn hsv(h: f32, s: f32, v: f32) -> Px {
+    let c = v * s;
+    let hp = (h.rem_euclid(360.0)) / 60.0;
+    let x = c * (1.0 - (hp % 2.0 - 1.0).abs());
+    let (r, g, b) = match hp as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = v - c;
+    [(b + m) * 255.0, (g + m) * 255.0, (r + m) * 255.0]
+}
+
+fn mix(a: Px, b: Px, t: f32) -> Px {
+    [
+        a[0] + (b[0] - a[0]) * t,
+        a[1] + (b[1] - a[1]) * t,
+        a[2] + (b[2] - a[2]) * t,
+    ]
+}
+
+fn scale(a: Px, k: f32) -> Px {
+    [a[0] * k, a[1] * k, a[2] * k]
+}
+
+/// How the stones of one board look; a set shares material, so these are per board with
+/// small per-stone jitter.
+struct StoneStyle {
+    radius: f32,
+    parallax: [f32; 2],
+    light: [f32; 2],
+    black: Px,
+    black_gloss: f32,
+    white: Px,
+    white_gloss: f32,
+    white_falloff: f32,
+    stripes: f32,
+    stripe_freq: f32,
+    highlight_sigma: f32,
+}
+
+/// Renders one board: positions, materials and photographic defects all follow from `seed`.
+pub fn render(seed: u64, size: usize, cell: i32) -> opencv::Result<SynthBoard> {
+    let mut rng = Rng::new(seed);
+    let cellf = cell as f32;
+    let side = (size + 1) * cell as usize;
+    let mut canvas = Canvas {
+        side,
+        px: vec![[0.0; 3]; side * side],
+    };
+
+    // Board surface: wood most of the time, otherwise grey/white plastic or paper.
+    let wood = rng.chance(0.72);
+    let base = if wood {
+        hsv(
+            rng.range(22.0, 50.0),
+            rng.range(0.25, 0.8),
+            rng.range(0.45, 0.97),
+        )
+    } else {
+        hsv(
+            rng.range(0.0, 360.0),
+            rng.range(0.0, 0.1),
+            rng.range(0.55, 0.97),
+        )
+    };
+    let grain_amp = if wood { rng.range(0.01, 0.12) } else { 0.0 };
+    let grain_freqs = [
+        rng.range(0.01, 0.04),
+        rng.range(0.05, 0.15),
+        rng.range(0.2, 0.5),
+    ];
+    let grain_phase = [
+        rng.range(0.0, 6.3),
+        rng.range(0.0, 6.3),
+        rng.range(0.0, 6.3),
+    ];
+    let grain_warp = rng.range(2.0, 25.0);
+    let grain_warp_freq = rng.range(0.002, 0.02);
+    let grain_vertical = rng.chance(0.5);
+    for y in 0..side {
+        for x in 0..side {
+            let (u, v) = if grain_vertical {
+                (x as f32, y as f32)
+            } else {
+                (y as f32, x as f32)
+            };
+            let w = u + grain_warp * (v * grain_warp_freq + grain_phase[0]).sin();
+            let g = 0.5 * (w * grain_freqs[0] + grain_phase[1]).sin()
+                + 0.35 * (w * grain_freqs[1] + grain_phase[2]).sin()
+                + 0.15 * (w * grain_freqs[2]).sin();
+            *canvas.at(x, y) = scale(base, 1.0 + grain_amp * g);
+        }
+    }
+
+    // Table beyond the board's margin, seen on boards with a narrow border.
+    if rng.chance(0.25) {
+        let margin = rng.range(0.3, 0.5) * cellf;
+        let table = hsv(
+            rng.range(0.0, 360.0),
+            rng.range(0.0, 0.6),
+            rng.range(0.05, 0.9),
+        );
+        let low = cellf - margin;
+        let high = size as f32 * cellf + margin;
+        for y in 0..side {
+            for x in 0..side {
+                let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+                if fx < low || fx > high || fy < low || fy > high {
+                    *canvas.at(x, y) = table;
+                }
+            }
+        }
+    }
+
+    draw_lines(&mut canvas, &mut rng, size, cellf, base);
+
+    // Positions: density from an empty board to a crowded late middle game.
+    let density = if rng.chance(0.1) {
+        0.0
+    } else {
+        rng.range(0.05, 0.7)
+    };
+    let black_share = rng.range(0.35, 0.65);
+    let truth: Vec<Option<Color>> = (0..size * size)
+        .map(|_| {
+            if rng.chance(density) {
+                Some(if rng.chance(black_share) {
+                    Color::Black
+                } else {
+                    Color::White
+                })
+            } else {
+                None
+            }
+        })
+        .collect();
+
+    let style = stone_style(&mut rng, cellf);
+    let offset_max = rng.range(0.05, 0.2) * cellf;
+    let stones: Vec<(usize, [f32; 2], f32)> = truth
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.is_some())
+        .map(|(i, _)| {
+            let (row, col) = (i / size, i % size);
+            let r = offset_max * rng.unit().powf(0.7);
+            let a = rng.range(0.0, std::f32::consts::TAU);
+            let centre = [
+                (col + 1) as f32 * cellf + r * a.cos(),
+                (row + 1) as f32 * cellf + r * a.sin(),
+            ];
+            (i, centre, style.radius * rng.range(0.97, 1.03))
+        })
+        .collect();
+
+    shadows(&mut canvas, &mut rng, &stones, &style, cellf)?;
+
+    // Stones nearer the camera (against the parallax direction) cover those behind them.
+    let mut order: Vec<usize> = (0..stones.len()).collect();
+    let key = |s: &(usize, [f32; 2], f32)| s.1[0] * style.parallax[0] + s.1[1] * style.parallax[1];
+    order.sort_by(|&a, &b| key(&stones[b]).total_cmp(&key(&stones[a])));
+    for &k in &order {
+        let (i, centre, radius) = stones[k];
+        let color = truth[i].expect("stones only where the truth has one");
+        draw_stone(&mut canvas, &mut rng, &style, color, centre, radius);
+    }
+
+    lighting(&mut canvas, &mut rng, cellf);
+    let image = camera(canvas, &mut rng)?;
+    Ok(SynthBoard {
+        image,
+        size,
+        cell,
+        truth,
+    })
+}
+
+fn draw_lines(canvas: &mut Canvas, rng: &mut Rng, size: usize, cellf: f32, base: Px) {
+    let ink = hsv(
+        rng.range(0.0, 40.0),
+        rng.range(0.0, 0.6),
+        rng.range(0.0, 0.3),
+    );
+    let opacity = rng.range(0.45, 1.0);
+    let width = rng.range(0.8, 2.8);
+    let outer_width = width * rng.range(1.0, 2.0);
+    let star_radius = rng.range(0.07, 0.14) * cellf;
+    let stars: Vec<usize> = match size {
+        19 => vec![3, 9, 15],
+        13 => vec![3, 6, 9],
+        9 => vec![2, 4, 6],
+        _ => vec![],
+    };
+    let first = cellf;
+    let last = size as f32 * cellf;
+    let _ = base;
+    let side = canvas.side;
+    for y in 0..side {
+        for x in 0..side {
+            let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+            let mut cover = 0.0f32;
+            let line_cover = |d: f32, w: f32| (w / 2.0 + 0.5 - d).clamp(0.0, 1.0);
+            if fy > first - outer_width && fy < last + outer_width {
+                let k = (fx / cellf).round();
+                if k >= 1.0 && k <= size as f32 {
+                    let w = if k == 1.0 || k == size as f32 {
+                        outer_width
+                    } else {
+                        width
+                    };
+                    cover = cover.max(line_cover((fx - k * cellf).abs(), w));
+                }
+            }
+            if fx > first - outer_width && fx < last + outer_width {
+                let k = (fy / cellf).round();
+                if k >= 1.0 && k <= size as f32 {
+                    let w = if k == 1.0 || k == size as f32 {
+                        outer_width
+                    } else {
+                        width
+                    };
+                    cover = cover.max(line_cover((fy - k * cellf).abs(), w));
+                }
+            }
+            for &sr in &stars {
+                for &sc in &stars {
+                    let dx = fx - (sc + 1) as f32 * cellf;
+                    let dy = fy - (sr + 1) as f32 * cellf;
+                    let d = (dx * dx + dy * dy).sqrt();
+                    cover = cover.max((star_radius + 0.5 - d).clamp(0.0, 1.0));
+                }
+            }
+            if cover > 0.0 {
+                let p = canvas.at(x, y);
+                *p = mix(*p, ink, cover * opacity);
+            }
+        }
+    }
+}
+
+fn stone_style(rng: &mut Rng, cellf: f32) -> StoneStyle {
+    let parallax_len = if rng.chance(0.2) {
+        0.0
+    } else {
+        rng.range(0.0, 0.22) * cellf
+    };
+    // Players sit below or above the board in most photos, so the tops mostly shift up or
+    // down the picture.
+    let angle = if rng.chance(0.75) {
+        -std::f32::consts::FRAC_PI_2 + rng.range(-0.6, 0.6)
+    } else {
+        rng.range(0.0, std::f32::consts::TAU)
+    };
+    let light_angle = rng.range(0.0, std::f32::consts::TAU);
+    let black_level = rng.range(8.0, 60.0);
+    let black_tint = [rng.range(0.9, 1.2), 1.0, rng.range(0.9, 1.1)];
+    let white_level = rng.range(190.0, 250.0);
+    let tint = rng.range(-0.06, 0.06);
+    StoneStyle {
+        radius: rng.range(0.43, 0.49) * cellf,
+        parallax: [parallax_len * angle.cos(), parallax_len * angle.sin()],
+        light: [light_angle.cos(), light_angle.sin()],
+        black: [
+            black_level * black_tint[0],
+            black_level,
+            black_level * black_tint[2],
+        ],
+        black_gloss: if rng.chance(0.6) {
+            rng.range(20.0, 200.0)
+        } else {
+            rng.range(0.0, 20.0)
+        },
+        white: [
+            white_level * (1.0 + tint),
+            white_level,
+            white_level * (1.0 - tint).min(1.04),
+        ],
+        white_gloss: rng.range(0.0, 50.0),
+        white_falloff: rng.range(0.03, 0.3),
+        stripes: if rng.chance(0.4) {
+            rng.range(1.0, 7.0)
+        } else {
+            0.0
+        },
+        stripe_freq: rng.range(0.25, 0.6),
+        highlight_sigma: rng.range(0.1, 0.25),
+    }
+}
+
+fn shadows(
+    canvas: &mut Canvas,
+    rng: &mut Rng,
+    stones: &[(usize, [f32; 2], f32)],
+    style: &StoneStyle,
+    cellf: f32,
+) -> opencv::Result<()> {
+    let strength = rng.range(0.0, 0.5);
+    if stones.is_empty() || strength < 0.03 {
+        return Ok(());
+    }
+    let offset = rng.range(0.03, 0.2) * cellf;
+    let sigma = rng.range(0.06, 0.25) * cellf;
+    let side = canvas.side as i32;
+    let mut mask = Mat::new_rows_cols_with_default(side, side, core::CV_32F, Scalar::all(0.0))?;
+    for &(_, centre, radius) in stones {
+        let c = core::Point::new(
+            (centre[0] - style.light[0] * offset + style.parallax[0] * 0.5).round() as i32,
+            (centre[1] - style.light[1] * offset + style.parallax[1] * 0.5).round() as i32,
+        );
+        imgproc::circle(
+            &mut mask,
+            c,
+            (radius * 1.02).round() as i32,
+            Scalar::all(1.0),
+            -1,
+            imgproc::LINE_AA,
+            0,
+        )?;
+    }
+    let mut soft = Mat::default();
+    imgproc::gaussian_blur(
+        &mask,
+        &mut soft,
+        Size::new(0, 0),
+        sigma as f64,
+        0.0,
+        core::BORDER_REPLICATE,
+    )?;
+    let data = soft.data_typed::<f32>()?;
+    for (p, &m) in canvas.px.iter_mut().zip(data) {
+        *p = scale(*p, 1.0 - strength * m.min(1.0));
+    }
+    Ok(())
+}
+
+fn draw_stone(
+    canvas: &mut Canvas,
+    rng: &mut Rng,
+    style: &StoneStyle,
+    color: Color,
+    base: [f32; 2],
+    radius: f32,
+) {
+    let top = [base[0] + style.parallax[0], base[1] + style.parallax[1]];
+    let jitter = rng.range(0.93, 1.07);
+    let stripe_angle = rng.range(-0.4, 0.4) + if rng.chance(0.5) { 0.0 } else { 1.57 };
+    let stripe_phase = rng.range(0.0, 6.3);
+    let (body, gloss) = match color {
+        Color::Black => (scale(style.black, jitter), style.black_gloss * jitter),
+        Color::White => (
+            scale(style.white, jitter.clamp(0.97, 1.03)),
+            style.white_gloss,
+        ),
+    };
+    let seg = style.parallax;
+    let seg_len2 = (seg[0] * seg[0] + seg[1] * seg[1]).max(1e-6);
+    let highlight = [
+        top[0] + style.light[0] * radius * 0.45,
+        top[1] + style.light[1] * radius * 0.45,
+    ];
+    let hs2 = 2.0 * (style.highlight_sigma * radius).powi(2);
+    let reach = radius + 2.0;
+    let x0 = (base[0].min(top[0]) - reach).floor().max(0.0) as usize;
+    let y0 = (base[1].min(top[1]) - reach).floor().max(0.0) as usize;
+    let x1 = ((base[0].max(top[0]) + reach).ceil() as usize).min(canvas.side);
+    let y1 = ((base[1].max(top[1]) + reach).ceil() as usize).min(canvas.side);
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+            // Silhouette of a lens-shaped stone seen obliquely: every disc between the
+            // base and the top, i.e. a capsule.
+            let t =
+                (((fx - base[0]) * seg[0] + (fy - base[1]) * seg[1]) / seg_len2).clamp(0.0, 1.0);
+            let (cx, cy) = (base[0] + seg[0] * t, base[1] + seg[1] * t);
+            let d = ((fx - cx).powi(2) + (fy - cy).powi(2)).sqrt();
+            let alpha = (radius + 0.5 - d).clamp(0.0, 1.0);
+            if alpha <= 0.0 {
+                continue;
+            }
+            let (tx, ty) = ((fx - top[0]) / radius, (fy - top[1]) / radius);
+            let r2 = (tx * tx + ty * ty).min(1.5);
+            let side_part = r2 > 1.0;
+            let facing = tx * style.light[0] + ty * style.light[1];
+            let mut shade = match color {
+                Color::Black => 1.0 + 0.25 * facing,
+                Color::White => 1.0 - style.white_falloff * r2 + 0.05 * facing,
+            };
+            if side_part {
+                shade *= 0.85;
+            }
+            let mut c = scale(body, shade);
+            if color == Color::White && style.stripes > 0.0 {
+                let u = tx * stripe_angle.cos() + ty * stripe_angle.sin();
+                let s = style.stripes * (u * radius * style.stripe_freq + stripe_phase).sin();
+                c = [c[0] + s, c[1] + s, c[2] + s * 0.9];
+            }
+            let h2 = (fx - highlight[0]).powi(2) + (fy - highlight[1]).powi(2);
+            let g = gloss * (-h2 / hs2).exp();
+            c = [c[0] + g, c[1] + g, c[2] + g];
+            let p = canvas.at(x, y);
+            *p = mix(*p, c, alpha);
+        }
+    }
+}
+
+/// Uneven light, colour casts and glare, applied to the scene before the camera sees it.
+fn lighting(canvas: &mut Canvas, rng: &mut Rng, cellf: f32) {
+    let side = canvas.side as f32;
+    let gx = rng.range(-0.4, 0.4);
+    let gy = rng.range(-0.4, 0.4);
+    let vignette = rng.range(0.0, 0.35);
+    let exposure = rng.range(0.75, 1.3);
+    let gains: Px = match rng.below(5) {
+        0 => [1.0, 1.0, 1.0],
+        1 => [rng.range(0.75, 0.95), 1.0, rng.range(1.0, 1.15)], // warm (tungsten)
+        2 => [rng.range(1.0, 1.2), 1.0, rng.range(0.85, 1.0)],   // cool (daylight/shade)
+        3 => [
+            rng.range(0.8, 1.2),
+            rng.range(0.85, 1.15),
+            rng.range(0.8, 1.2),
+        ], // LED
+        _ => [rng.range(0.93, 1.07), 1.0, rng.range(0.93, 1.07)],
+    };
+    let mut glares: Vec<([f32; 2], f32, f32)> = Vec::new();
+    for _ in 0..rng.below(4) {
+        if rng.chance(0.6) {
+            glares.push((
+                [rng.range(0.0, side), rng.range(0.0, side)],
+                rng.range(0.4, 3.0) * cellf,
+                rng.range(20.0, 160.0),
+            ));
+        }
+    }
+    let n = canvas.side;
+    for y in 0..n {
+        for x in 0..n {
+            let (u, v) = (x as f32 / side - 0.5, y as f32 / side - 0.5);
+            let light = exposure * (1.0 + gx * u + gy * v - vignette * (u * u + v * v) * 2.0);
+            let mut glare = 0.0;
+            for &(c, r, a) in &glares {
+                let d2 = (x as f32 - c[0]).powi(2) + (y as f32 - c[1]).powi(2);
+                glare += a * (-d2 / (2.0 * r * r)).exp();
+            }
+            let p = canvas.at(x, y);
+            for ch in 0..3 {
+                p[ch] = p[ch] * light * gains[ch] + glare;
+            }
+        }
+    }
+}
+
+/// The camera: limited resolution, defocus, sensor noise, 8-bit clipping and JPEG.
+fn camera(canvas: Canvas, rng: &mut Rng) -> opencv::Result<Mat> {
+    let side = canvas.side as i32;
+    let flat: Vec<f32> = canvas.px.iter().flatten().copied().collect();
+    let mut image = Mat::new_rows_cols_with_default(side, side, core::CV_32FC3, Scalar::all(0.0))?;
+    image.data_typed_mut::<core::Vec3f>()?.copy_from_slice(
+        &flat
+            .chunks_exact(3)
+            .map(|c| core::Vec3f::from([c[0], c[1], c[2]]))
+            .collect::<Vec<_>>(),
+    );
+
+    let downscale = if rng.chance(0.5) {
+        rng.range(1.0, 3.2)
+    } else {
+        1.0
+    };
+    if downscale > 1.05 {
+        let small_side = ((side as f32) / downscale).round() as i32;
+        let mut small = Mat::default();
+        imgproc::resize(
+            &image,
+            &mut small,
+            Size::new(small_side, small_side),
+            0.0,
+            0.0,
+            imgproc::INTER_AREA,
+        )?;
+        imgproc::resize(
+            &small,
+            &mut image,
+            Size::new(side, side),
+            0.0,
+            0.0,
+            imgproc::INTER_LINEAR,
+        )?;
+    }
+    let sigma = rng.range(0.0, 1.3);
+    if sigma > 0.3 {
+        let mut blurred = Mat::default();
+        imgproc::gaussian_blur(
+            &image,
+            &mut blurred,
+            Size::new(0, 0),
+            sigma as f64,
+            0.0,
+            core::BORDER_REPLICATE,
+        )?;
+        image = blurred;
+    }
+    let noise = rng.range(0.0, 7.0);
+    if noise > 0.2 {
+        let mut noise_rng = Rng::new(rng.next_u64());
+        for p in image.data_typed_mut::<core::Vec3f>()? {
+            let shared = noise_rng.normal() * noise * 0.6;
+            for ch in 0..3 {
+                p[ch] += shared + noise_rng.normal() * noise * 0.4;
+            }
+        }
+    }
+    let mut bytes = Mat::default();
+    image.convert_to(&mut bytes, core::CV_8UC3, 1.0, 0.0)?;
+    if rng.chance(0.7) {
+        let quality = rng.range(30.0, 95.0) as i32;
+        let mut buf = Vector::<u8>::new();
+        let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, quality]);
+        imgcodecs::imencode(".jpg", &bytes, &mut buf, &params)?;
+        bytes = imgcodecs::imdecode(&buf, imgcodecs::IMREAD_COLOR)?;
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn digest(m: &Mat) -> u64 {
+        m.data_bytes()
+            .unwrap()
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+            })
+    }
+
+    #[test]
+    fn the_same_seed_draws_the_same_board() {
+        let a = render(42, 9, 32).unwrap();
+        let b = render(42, 9, 32).unwrap();
+        assert_eq!(a.truth, b.truth);
+        assert_eq!(digest(&a.image), digest(&b.image));
+        let c = render(43, 9, 32).unwrap();
+        assert_ne!(digest(&a.image), digest(&c.image));
+    }
+
+    #[test]
+    fn the_picture_follows_the_rectified_convention() {
+        let board = render_any(7, 32).unwrap();
+        let side = (board.size as i32 + 1) * 32;
+        assert_eq!((board.image.rows(), board.image.cols()), (side, side));
+        assert_eq!(board.image.typ(), core::CV_8UC3);
+        assert_eq!(board.truth.len(), board.size * board.size);
+    }
+}
