@@ -9,6 +9,8 @@
 pub mod learned;
 pub mod synth;
 
+pub mod baseline;
+
 use crate::games::{Color, Occupancy};
 use crate::geometry::BoardGeometry;
 use opencv::core::{Mat, Point2f, Scalar, Size, Vector};
