@@ -1,7 +1,34 @@
 //! Finding the board and its grid in a frame with no clicks.
+//!
+//! A Go board is two families of equally spaced straight lines. The locator works from that
+//! fact alone, not from the board's outline or colour, so a board that fills the frame, a
+//! board on a table of the same wood, or a board with its edge hidden by bowls is found the
+//! same way:
+//!
+//! 1. **Line response.** A black-hat filter keeps thin dark structures (grid lines) and
+//!    drops stones, shadows and the board's outline, which are wider than the kernel.
+//! 2. **Segments and two directions.** Probabilistic Hough segments on that response,
+//!    grouped by direction around the two strongest orientations.
+//! 3. **Vanishing points.** Each family's lines meet in one point (at infinity when seen
+//!    straight on); it is found by consensus over pairs of long segments and refined by
+//!    least squares. The two points fix the horizon, and mapping the horizon to infinity
+//!    makes both families parallel again: an affine view in which equally spaced lines
+//!    are equally spaced.
+//! 4. **Lattice.** In that view every segment is a position along one axis. The spacing is
+//!    the strongest period of those positions (a periodogram), the offset its phase.
+//! 5. **Which lines are the board.** Each lattice line is measured for how much of its
+//!    length shows line response. The board is the run of `size` lines with the most
+//!    coverage; without `--size` the longest well-covered run among 19, 13 and 9.
+//! 6. **Refinement.** Every grid line is re-fitted to the response found along it, and the
+//!    homography is fitted to all intersections by least squares.
+//!
+//! Each stage can fail on a frame with no board; the locator then says so rather than
+//! return a guessed grid.
 
-use super::BoardGeometry;
-use opencv::core::Mat;
+use super::{BoardGeometry, Homography, apply};
+use opencv::core::{self, Mat, Point, Size, Vec4i, Vector};
+use opencv::prelude::*;
+use opencv::{calib3d, imgproc};
 
 /// What the locator found besides the grid: things a person should be told.
 #[derive(Clone, Debug, Default)]
@@ -14,8 +41,946 @@ pub struct Located {
     pub notes: Vec<String>,
 }
 
+/// The board sizes tried when the caller does not give one, largest first: a 19×19 grid
+/// also contains well-covered runs of 13 and 9 lines.
+pub const GO_SIZES: [usize; 3] = [19, 13, 9];
+
+/// The longest side the locator works at. Grid lines are still a few pixels wide there on
+/// any board that fills a reasonable part of the frame, and the cost stays bounded.
+pub const WORKING_SIDE: i32 = 1000;
+
 /// Finds the board grid in a BGR image. `size` fixes the number of lines; `None` decides
-/// it from the grid (9, 13 or 19).
-pub fn locate(_image: &Mat, _size: Option<usize>) -> opencv::Result<Located> {
-    Ok(Located::default())
+/// it from the grid (19, 13 or 9).
+pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
+    let longest = image.cols().max(image.rows());
+    if longest > WORKING_SIDE {
+        let factor = f64::from(WORKING_SIDE) / f64::from(longest);
+        let mut small = Mat::default();
+        imgproc::resize(
+            image,
+            &mut small,
+            Size::default(),
+            factor,
+            factor,
+            imgproc::INTER_AREA,
+        )?;
+        let mut located = locate(&small, size)?;
+        located.geometry = located.geometry.map(|g| g.scaled(1.0 / factor));
+        for segment in &mut located.segments {
+            segment.iter_mut().for_each(|v| *v /= factor);
+        }
+        return Ok(located);
+    }
+    let mut gray = Mat::default();
+    if image.channels() == 1 {
+        gray = image.clone();
+    } else {
+        imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
+    }
+    let response = LineResponse::new(&gray)?;
+    let segments = response.segments()?;
+    let mut located = Located {
+        segments: segments.clone(),
+        ..Located::default()
+    };
+    match fit_grid(&response, &segments, size) {
+        Ok(geometry) => {
+            located.geometry = Some(largest_board(
+                &response,
+                &segments,
+                geometry,
+                size,
+                &mut located.notes,
+            ));
+        }
+        Err(reason) => located.notes.push(reason),
+    }
+    Ok(located)
+}
+
+/// Looks for a second board among the segments outside the one found, and keeps the
+/// larger of the two, saying so: a tournament camera often sees the neighbouring table.
+fn largest_board(
+    response: &LineResponse,
+    segments: &[[f64; 4]],
+    found: BoardGeometry,
+    size: Option<usize>,
+    notes: &mut Vec<String>,
+) -> BoardGeometry {
+    // Half a cell beyond the outer lines still belongs to the board (its margin).
+    let last = (found.size - 1) as f64;
+    let outline = [
+        [-0.7, -0.7],
+        [last + 0.7, -0.7],
+        [last + 0.7, last + 0.7],
+        [-0.7, last + 0.7],
+    ]
+    .map(|[c, r]| found.to_image(c, r));
+    let outside: Vec<[f64; 4]> = segments
+        .iter()
+        .filter(|s| !inside(&outline, [s[0], s[1]]) && !inside(&outline, [s[2], s[3]]))
+        .copied()
+        .collect();
+    if outside.len() < segments.len() / 5 {
+        return found;
+    }
+    let Ok(other) = fit_grid(response, &outside, size) else {
+        return found;
+    };
+    notes.push("two boards in view: the largest was read".into());
+    if quad_area(&other.corners()) > quad_area(&found.corners()) {
+        other
+    } else {
+        found
+    }
+}
+
+fn quad_area(corners: &[[f64; 2]; 4]) -> f64 {
+    (0..4)
+        .map(|i| {
+            let [x0, y0] = corners[i];
+            let [x1, y1] = corners[(i + 1) % 4];
+            x0 * y1 - x1 * y0
+        })
+        .sum::<f64>()
+        .abs()
+        / 2.0
+}
+
+/// Whether `p` lies inside the convex quadrilateral `quad` (either winding).
+fn inside(quad: &[[f64; 2]; 4], p: [f64; 2]) -> bool {
+    let sides: Vec<f64> = (0..4)
+        .map(|i| {
+            let [x0, y0] = quad[i];
+            let [x1, y1] = quad[(i + 1) % 4];
+            (x1 - x0) * (p[1] - y0) - (y1 - y0) * (p[0] - x0)
+        })
+        .collect();
+    sides.iter().all(|&s| s >= 0.0) || sides.iter().all(|&s| s <= 0.0)
+}
+
+/// The black-hat response of a grayscale image, kept as plain bytes for fast sampling.
+struct LineResponse {
+    mat: Mat,
+    width: i32,
+    height: i32,
+    /// The response level above which a pixel counts as "on a line".
+    on_line: u8,
+}
+
+impl LineResponse {
+    fn new(gray: &Mat) -> opencv::Result<Self> {
+        let longest = gray.cols().max(gray.rows());
+        // Wider than a grid line at any usable distance, narrower than a stone.
+        let k = ((longest as f64 / 150.0).round() as i32).max(5) | 1;
+        let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_RECT, Size::new(k, k))?;
+        let mut mat = Mat::default();
+        imgproc::morphology_ex(
+            gray,
+            &mut mat,
+            imgproc::MORPH_BLACKHAT,
+            &kernel,
+            Point::new(-1, -1),
+            1,
+            core::BORDER_REPLICATE,
+            imgproc::morphology_default_border_value()?,
+        )?;
+        let mat = if mat.is_continuous() {
+            mat
+        } else {
+            mat.try_clone()?
+        };
+        // Grid lines cover a few percent of a frame; the 90th percentile sits just under
+        // them on every photo seen, with a floor for frames that show no lines at all.
+        let on_line = percentile(mat.data_bytes()?, 0.90).max(10);
+        Ok(LineResponse {
+            width: mat.cols(),
+            height: mat.rows(),
+            mat,
+            on_line,
+        })
+    }
+
+    fn at(&self, x: f64, y: f64) -> u8 {
+        let (xi, yi) = (x.round() as i32, y.round() as i32);
+        if xi < 0 || yi < 0 || xi >= self.width || yi >= self.height {
+            return 0;
+        }
+        // Continuous single-channel bytes, checked in `new`.
+        self.mat
+            .data_bytes()
+            .map_or(0, |bytes| bytes[(yi * self.width + xi) as usize])
+    }
+
+    fn segments(&self) -> opencv::Result<Vec<[f64; 4]>> {
+        let mut binary = Mat::default();
+        imgproc::threshold(
+            &self.mat,
+            &mut binary,
+            f64::from(self.on_line),
+            255.0,
+            imgproc::THRESH_BINARY,
+        )?;
+        let longest = f64::from(self.width.max(self.height));
+        let min_length = longest / 25.0;
+        let mut lines = Vector::<Vec4i>::new();
+        imgproc::hough_lines_p(
+            &binary,
+            &mut lines,
+            1.0,
+            std::f64::consts::PI / 360.0,
+            (min_length * 0.6) as i32,
+            min_length,
+            min_length / 6.0,
+        )?;
+        Ok(lines
+            .iter()
+            .map(|l| [l[0] as f64, l[1] as f64, l[2] as f64, l[3] as f64])
+            .collect())
+    }
+}
+
+fn percentile(bytes: &[u8], fraction: f64) -> u8 {
+    let mut histogram = [0usize; 256];
+    for &b in bytes {
+        histogram[b as usize] += 1;
+    }
+    let target = (bytes.len() as f64 * fraction) as usize;
+    let mut seen = 0;
+    for (value, count) in histogram.iter().enumerate() {
+        seen += count;
+        if seen > target {
+            return value as u8;
+        }
+    }
+    255
+}
+
+/// A homogeneous 3-vector: a point or a line of the projective plane.
+type Vec3 = [f64; 3];
+
+fn cross(a: Vec3, b: Vec3) -> Vec3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn norm(v: Vec3) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+fn mul(a: &Homography, b: &Homography) -> Homography {
+    let mut out = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            out[i][j] = (0..3).map(|k| a[i][k] * b[k][j]).sum();
+        }
+    }
+    out
+}
+
+fn mul_vec(a: &Homography, v: Vec3) -> Vec3 {
+    [0, 1, 2].map(|i| a[i][0] * v[0] + a[i][1] * v[1] + a[i][2] * v[2])
+}
+
+fn invert(m: &Homography) -> Option<Homography> {
+    let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if det.abs() < 1e-15 {
+        return None;
+    }
+    let c =
+        |r0: usize, c0: usize, r1: usize, c1: usize| m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0];
+    Some([
+        [
+            c(1, 1, 2, 2) / det,
+            -c(0, 1, 2, 2) / det,
+            c(0, 1, 1, 2) / det,
+        ],
+        [
+            -c(1, 0, 2, 2) / det,
+            c(0, 0, 2, 2) / det,
+            -c(0, 0, 1, 2) / det,
+        ],
+        [
+            c(1, 0, 2, 1) / det,
+            -c(0, 0, 2, 1) / det,
+            c(0, 0, 1, 1) / det,
+        ],
+    ])
+}
+
+/// The line through a segment, scaled so that `l · (x, y, 1)` is a distance in pixels.
+fn segment_line(s: &[f64; 4]) -> Vec3 {
+    let l = cross([s[0], s[1], 1.0], [s[2], s[3], 1.0]);
+    let n = (l[0] * l[0] + l[1] * l[1]).sqrt();
+    [l[0] / n, l[1] / n, l[2] / n]
+}
+
+fn segment_length(s: &[f64; 4]) -> f64 {
+    (s[2] - s[0]).hypot(s[3] - s[1])
+}
+
+/// Direction in [0, π).
+fn segment_angle(s: &[f64; 4]) -> f64 {
+    (s[3] - s[1])
+        .atan2(s[2] - s[0])
+        .rem_euclid(std::f64::consts::PI)
+}
+
+fn angle_between(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(std::f64::consts::PI);
+    d.min(std::f64::consts::PI - d)
+}
+
+/// The two dominant segment directions, at least 25° apart, from a length-weighted,
+/// smoothed histogram of directions.
+fn dominant_directions(segments: &[[f64; 4]]) -> Option<(f64, f64)> {
+    const BINS: usize = 180;
+    let mut histogram = [0.0f64; BINS];
+    for s in segments {
+        let bin = (segment_angle(s) / std::f64::consts::PI * BINS as f64) as usize % BINS;
+        histogram[bin] += segment_length(s);
+    }
+    let smoothed: Vec<f64> = (0..BINS)
+        .map(|i| {
+            (-6i32..=6)
+                .map(|j| {
+                    let weight = (-0.5 * (f64::from(j) / 2.0).powi(2)).exp();
+                    histogram[(i as i32 + j).rem_euclid(BINS as i32) as usize] * weight
+                })
+                .sum()
+        })
+        .collect();
+    let first = (0..BINS).max_by(|&a, &b| smoothed[a].total_cmp(&smoothed[b]))?;
+    let circular = |a: usize, b: usize| {
+        let d = a.abs_diff(b);
+        d.min(BINS - d)
+    };
+    let second = (0..BINS)
+        .filter(|&i| circular(i, first) >= 25)
+        .max_by(|&a, &b| smoothed[a].total_cmp(&smoothed[b]))?;
+    if smoothed[second] <= 0.0 {
+        return None;
+    }
+    let to_angle = |bin: usize| bin as f64 * std::f64::consts::PI / BINS as f64;
+    Some((to_angle(first), to_angle(second)))
+}
+
+/// Whether a segment points at the vanishing point `v` (within `tolerance` radians).
+fn points_at(segment: &[f64; 4], v: Vec3, tolerance_cos: f64) -> bool {
+    let (mx, my) = (
+        (segment[0] + segment[2]) / 2.0,
+        (segment[1] + segment[3]) / 2.0,
+    );
+    let (dx, dy) = (segment[2] - segment[0], segment[3] - segment[1]);
+    let length = dx.hypot(dy);
+    let (tx, ty) = if v[2].abs() < 1e-12 {
+        (v[0], v[1])
+    } else {
+        (v[0] / v[2] - mx, v[1] / v[2] - my)
+    };
+    let t = tx.hypot(ty);
+    if t < 1e-12 || length < 1e-12 {
+        return false;
+    }
+    ((dx * tx + dy * ty) / (length * t)).abs() > tolerance_cos
+}
+
+/// The vanishing point of one family of segments and the segments that agree with it.
+///
+/// Hypotheses come from pairs of the longest segments (deterministic, unlike random
+/// sampling, so a frame always gives the same answer); the one most length agrees with is
+/// refined as the least-squares point of its inliers' lines.
+fn vanishing_point(segments: &[[f64; 4]]) -> Option<(Vec3, Vec<[f64; 4]>)> {
+    let tolerance = 1.0f64.to_radians().cos();
+    let mut by_length: Vec<&[f64; 4]> = segments.iter().collect();
+    by_length.sort_by(|a, b| segment_length(b).total_cmp(&segment_length(a)));
+    by_length.truncate(40);
+    let support = |v: Vec3| -> f64 {
+        segments
+            .iter()
+            .filter(|s| points_at(s, v, tolerance))
+            .map(segment_length)
+            .sum()
+    };
+    let mut best: Option<(f64, Vec3)> = None;
+    for i in 0..by_length.len() {
+        for j in i + 1..by_length.len() {
+            let v = cross(segment_line(by_length[i]), segment_line(by_length[j]));
+            let n = norm(v);
+            if n < 1e-12 {
+                continue;
+            }
+            let v = [v[0] / n, v[1] / n, v[2] / n];
+            let score = support(v);
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, v));
+            }
+        }
+    }
+    let (_, mut v) = best?;
+    for _ in 0..3 {
+        let inliers: Vec<&[f64; 4]> = segments
+            .iter()
+            .filter(|s| points_at(s, v, tolerance))
+            .collect();
+        if inliers.len() < 2 {
+            return None;
+        }
+        // The point minimising Σ w (l·v)² is the eigenvector of Σ w l lᵀ with the
+        // smallest eigenvalue; it may lie at infinity, which is why it is homogeneous.
+        let mut scatter = [[0.0f64; 3]; 3];
+        for s in &inliers {
+            let l = segment_line(s);
+            let w = segment_length(s);
+            for (r, row) in scatter.iter_mut().enumerate() {
+                for (c, value) in row.iter_mut().enumerate() {
+                    *value += w * l[r] * l[c];
+                }
+            }
+        }
+        let scatter = Mat::from_slice_2d(&scatter).ok()?;
+        let mut values = Mat::default();
+        let mut vectors = Mat::default();
+        core::eigen(&scatter, &mut values, &mut vectors).ok()?;
+        v = [
+            *vectors.at_2d::<f64>(2, 0).ok()?,
+            *vectors.at_2d::<f64>(2, 1).ok()?,
+            *vectors.at_2d::<f64>(2, 2).ok()?,
+        ];
+    }
+    let inliers = segments
+        .iter()
+        .filter(|s| points_at(s, v, tolerance))
+        .copied()
+        .collect();
+    Some((v, inliers))
+}
+
+/// Equally spaced positions `offset + k · spacing`.
+#[derive(Clone, Copy, Debug)]
+struct Lattice {
+    offset: f64,
+    spacing: f64,
+}
+
+impl Lattice {
+    fn position(&self, index: f64) -> f64 {
+        self.offset + index * self.spacing
+    }
+
+    fn index_of(&self, position: f64) -> f64 {
+        (position - self.offset) / self.spacing
+    }
+}
+
+/// The strongest period of weighted positions, and its phase, refined by least squares.
+///
+/// A lattice of spacing d is also one of d/2, d/3…, so among the periods almost as strong
+/// as the best the longest is taken.
+fn fit_lattice(positions: &[(f64, f64)]) -> Option<Lattice> {
+    let (min, max) = positions
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &(p, _)| {
+            (lo.min(p), hi.max(p))
+        });
+    let extent = max - min;
+    if positions.len() < 4 || extent <= 0.0 {
+        return None;
+    }
+    let total: f64 = positions.iter().map(|&(_, w)| w).sum();
+    let steps = 600;
+    let (low, high) = ((extent / 40.0).ln(), (extent / 3.0).ln());
+    let strength = |spacing: f64| -> (f64, f64) {
+        let (mut re, mut im) = (0.0, 0.0);
+        for &(p, w) in positions {
+            let phase = std::f64::consts::TAU * p / spacing;
+            re += w * phase.cos();
+            im += w * phase.sin();
+        }
+        (re.hypot(im) / total, im.atan2(re))
+    };
+    let spacings: Vec<f64> = (0..steps)
+        .map(|i| (low + (high - low) * i as f64 / (steps - 1) as f64).exp())
+        .collect();
+    let strengths: Vec<f64> = spacings.iter().map(|&d| strength(d).0).collect();
+    let best = strengths.iter().copied().fold(0.0, f64::max);
+    if best < 0.2 {
+        return None;
+    }
+    let mut i = (0..steps).rev().find(|&i| strengths[i] >= 0.8 * best)?;
+    while i + 1 < steps && strengths[i + 1] > strengths[i] {
+        i += 1;
+    }
+    let spacing = spacings[i];
+    let phase = strength(spacing).1;
+    let mut lattice = Lattice {
+        offset: phase / std::f64::consts::TAU * spacing,
+        spacing,
+    };
+    for _ in 0..3 {
+        // Weighted least squares of position = offset + k · spacing over the inliers.
+        let (mut sw, mut sk, mut sp, mut skk, mut skp) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for &(p, w) in positions {
+            let k = lattice.index_of(p).round();
+            if (p - lattice.position(k)).abs() < 0.2 * lattice.spacing.abs() {
+                sw += w;
+                sk += w * k;
+                sp += w * p;
+                skk += w * k * k;
+                skp += w * k * p;
+            }
+        }
+        let det = sw * skk - sk * sk;
+        if det.abs() < 1e-12 {
+            break;
+        }
+        lattice = Lattice {
+            offset: (skk * sp - sk * skp) / det,
+            spacing: (sw * skp - sk * sp) / det,
+        };
+    }
+    (lattice.spacing.abs() > 1e-9).then_some(lattice)
+}
+
+/// The grid as found before refinement: a map from the rectified view to the image and a
+/// lattice along each rectified axis (`u` across columns, `v` down rows).
+struct RoughGrid {
+    to_image: Homography,
+    columns: Lattice,
+    rows: Lattice,
+}
+
+impl RoughGrid {
+    /// The image position of lattice point (`column index`, `row index`).
+    fn point(&self, column: f64, row: f64) -> [f64; 2] {
+        apply(
+            &self.to_image,
+            [self.columns.position(column), self.rows.position(row)],
+        )
+    }
+}
+
+/// Fraction of a lattice line's length, between the two outer crossing lines, that shows
+/// line response: the evidence that a line really is there.
+fn coverage(
+    response: &LineResponse,
+    grid: &RoughGrid,
+    along_columns: bool,
+    index: i64,
+    across: (i64, i64),
+) -> f64 {
+    const SAMPLES: usize = 120;
+    let mut hits = 0;
+    let mut inside = 0;
+    for s in 0..SAMPLES {
+        let t = across.0 as f64 + (across.1 - across.0) as f64 * (s as f64 + 0.5) / SAMPLES as f64;
+        let (column, row) = if along_columns {
+            (index as f64, t)
+        } else {
+            (t, index as f64)
+        };
+        let [x, y] = grid.point(column, row);
+        if x < 0.0 || y < 0.0 || x >= response.width as f64 || y >= response.height as f64 {
+            continue;
+        }
+        inside += 1;
+        // A line may sit a pixel or two off the rough lattice: look across it.
+        let [nx, ny] = if along_columns {
+            let [ax, ay] = grid.point(column + 0.08, row);
+            [ax - x, ay - y]
+        } else {
+            let [ax, ay] = grid.point(column, row + 0.08);
+            [ax - x, ay - y]
+        };
+        let strongest = (-2..=2)
+            .map(|k| response.at(x + nx * f64::from(k) / 2.0, y + ny * f64::from(k) / 2.0))
+            .max()
+            .unwrap_or(0);
+        if strongest >= response.on_line {
+            hits += 1;
+        }
+    }
+    if inside < SAMPLES / 2 {
+        return 0.0;
+    }
+    hits as f64 / SAMPLES as f64
+}
+
+fn fit_grid(
+    response: &LineResponse,
+    segments: &[[f64; 4]],
+    size: Option<usize>,
+) -> Result<BoardGeometry, String> {
+    const NO_GRID: &str = "no grid of straight lines found";
+    if segments.len() < 8 {
+        return Err(NO_GRID.into());
+    }
+    let (first, second) = dominant_directions(segments).ok_or(NO_GRID)?;
+    let family = |direction: f64| -> Vec<[f64; 4]> {
+        segments
+            .iter()
+            .filter(|s| angle_between(segment_angle(s), direction) < 20f64.to_radians())
+            .copied()
+            .collect()
+    };
+    let (v1, family1) = vanishing_point(&family(first)).ok_or(NO_GRID)?;
+    let (v2, family2) = vanishing_point(&family(second)).ok_or(NO_GRID)?;
+    if family1.len() < 4 || family2.len() < 4 {
+        return Err(NO_GRID.into());
+    }
+
+    // Normalised image coordinates (centre at the origin, unit width) keep the horizon's
+    // third coordinate away from zero for any sensible view.
+    let (w, h) = (f64::from(response.width), f64::from(response.height));
+    let normalise: Homography = [
+        [1.0 / w, 0.0, -0.5],
+        [0.0, 1.0 / w, -0.5 * h / w],
+        [0.0, 0.0, 1.0],
+    ];
+    let p1 = mul_vec(&normalise, v1);
+    let p2 = mul_vec(&normalise, v2);
+    let horizon = cross(p1, p2);
+    if horizon[2].abs() < 1e-9 {
+        return Err("the view is too oblique to find the board's plane".into());
+    }
+    let horizon = [horizon[0] / horizon[2], horizon[1] / horizon[2], 1.0];
+    let projective: Homography = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], horizon];
+    let d1 = mul_vec(&projective, p1);
+    let d2 = mul_vec(&projective, p2);
+    let (a1, a2) = (d1[0].hypot(d1[1]), d2[0].hypot(d2[1]));
+    if a1 < 1e-12 || a2 < 1e-12 {
+        return Err(NO_GRID.into());
+    }
+    // Columns of the inverse: family 1 runs along u, family 2 along v.
+    let basis: Homography = [
+        [d1[0] / a1, d2[0] / a2, 0.0],
+        [d1[1] / a1, d2[1] / a2, 0.0],
+        [0.0, 0.0, 1.0],
+    ];
+    let affine = invert(&basis).ok_or("the two line directions coincide")?;
+    let to_rectified = mul(&affine, &mul(&projective, &normalise));
+    let to_image = invert(&to_rectified).ok_or(NO_GRID)?;
+
+    // Family 1 runs along u, so its lines are rows at some v; family 2 are columns at u.
+    let positions = |family: &[[f64; 4]], axis: usize| -> Vec<(f64, f64)> {
+        family
+            .iter()
+            .map(|s| {
+                let a = apply(&to_rectified, [s[0], s[1]]);
+                let b = apply(&to_rectified, [s[2], s[3]]);
+                ((a[axis] + b[axis]) / 2.0, segment_length(s))
+            })
+            .collect()
+    };
+    let rows = fit_lattice(&positions(&family1, 1)).ok_or(NO_GRID)?;
+    let columns = fit_lattice(&positions(&family2, 0)).ok_or(NO_GRID)?;
+    let rough = RoughGrid {
+        to_image,
+        columns,
+        rows,
+    };
+
+    // Lattice indices that segments support, widened a little: the board lies among them.
+    let span = |family: &[[f64; 4]], axis: usize, lattice: &Lattice| -> (i64, i64) {
+        let indices: Vec<i64> = positions(family, axis)
+            .iter()
+            .map(|&(p, _)| lattice.index_of(p).round() as i64)
+            .collect();
+        let lo = indices.iter().copied().min().unwrap_or(0);
+        let hi = indices.iter().copied().max().unwrap_or(0);
+        (lo - 2, hi + 2)
+    };
+    let row_span = span(&family1, 1, &rows);
+    let column_span = span(&family2, 0, &columns);
+    if row_span.1 - row_span.0 > 80 || column_span.1 - column_span.0 > 80 {
+        return Err(NO_GRID.into());
+    }
+    let row_coverage: Vec<f64> = (row_span.0..=row_span.1)
+        .map(|i| coverage(response, &rough, false, i, column_span))
+        .collect();
+    let column_coverage: Vec<f64> = (column_span.0..=column_span.1)
+        .map(|i| coverage(response, &rough, true, i, row_span))
+        .collect();
+
+    let candidates: Vec<usize> = match size {
+        Some(n) => vec![n],
+        None => GO_SIZES.to_vec(),
+    };
+    let mut chosen = None;
+    for &n in &candidates {
+        let Some((row_start, row_min)) = best_window(&row_coverage, n) else {
+            continue;
+        };
+        let Some((column_start, column_min)) = best_window(&column_coverage, n) else {
+            continue;
+        };
+        let weakest = row_min.min(column_min);
+        if size.is_some() || weakest >= MIN_LINE_COVERAGE {
+            chosen = Some((
+                n,
+                row_span.0 + row_start as i64,
+                column_span.0 + column_start as i64,
+                weakest,
+            ));
+            break;
+        }
+    }
+    let visible = longest_covered_run(&row_coverage).min(longest_covered_run(&column_coverage));
+    let mismatch = |n: usize| {
+        format!(
+            "the grid does not match a {n}×{n} board: {visible} lines are visible in one direction"
+        )
+    };
+    let Some((n, row0, column0, weakest)) = chosen else {
+        return Err(match size {
+            Some(n) if visible >= 5 => mismatch(n),
+            _ => NO_GRID.into(),
+        });
+    };
+    // A grid that goes on well beyond the window is a bigger board than was asked for.
+    if weakest < MIN_LINE_COVERAGE || visible >= n + 2 {
+        return Err(mismatch(n));
+    }
+
+    let mut grid_to_image = grid_homography(&rough, n, row0, column0).ok_or(NO_GRID)?;
+    for _ in 0..2 {
+        if let Some(refined) = refine(response, &grid_to_image, n) {
+            grid_to_image = refined;
+        }
+    }
+    Ok(orient(BoardGeometry {
+        size: n,
+        homography: grid_to_image,
+    }))
+}
+
+/// Below this fraction of its length showing line response, a line is taken as absent.
+/// Stones on an edge line hide at most about half of it in a real game.
+const MIN_LINE_COVERAGE: f64 = 0.2;
+
+/// The start of the run of `n` lines with the most coverage, and the weakest line in it.
+fn best_window(coverage: &[f64], n: usize) -> Option<(usize, f64)> {
+    if coverage.len() < n {
+        return None;
+    }
+    (0..=coverage.len() - n)
+        .map(|start| {
+            let window = &coverage[start..start + n];
+            let total: f64 = window.iter().sum();
+            let weakest = window.iter().copied().fold(f64::MAX, f64::min);
+            (start, total, weakest)
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(start, _, weakest)| (start, weakest))
+}
+
+fn longest_covered_run(coverage: &[f64]) -> usize {
+    let mut best = 0;
+    let mut run = 0;
+    for &c in coverage {
+        run = if c >= MIN_LINE_COVERAGE { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
+}
+
+/// Grid coordinates (0..n-1) to image pixels for the chosen window of the rough lattice.
+fn grid_homography(rough: &RoughGrid, n: usize, row0: i64, column0: i64) -> Option<Homography> {
+    let last = (n - 1) as f64;
+    let grid = [[0.0, 0.0], [last, 0.0], [last, last], [0.0, last]];
+    let image = grid.map(|[c, r]| rough.point(column0 as f64 + c, row0 as f64 + r));
+    super::homography_from_4(&grid, &image)
+}
+
+/// Re-fits every grid line to the line response found along it, then the homography to
+/// all intersections of the fitted lines.
+fn refine(response: &LineResponse, h: &Homography, n: usize) -> Option<Homography> {
+    let last = (n - 1) as f64;
+    let mut fitted_rows = Vec::with_capacity(n);
+    let mut fitted_columns = Vec::with_capacity(n);
+    for index in 0..n {
+        fitted_rows.push(fit_line(response, h, false, index as f64, last));
+        fitted_columns.push(fit_line(response, h, true, index as f64, last));
+    }
+    let mut grid_points = Vector::<core::Point2f>::new();
+    let mut image_points = Vector::<core::Point2f>::new();
+    for (r, row) in fitted_rows.iter().enumerate() {
+        for (c, column) in fitted_columns.iter().enumerate() {
+            let (Some(row), Some(column)) = (row, column) else {
+                continue;
+            };
+            let p = cross(*row, *column);
+            if p[2].abs() < 1e-12 {
+                continue;
+            }
+            grid_points.push(core::Point2f::new(c as f32, r as f32));
+            image_points.push(core::Point2f::new(
+                (p[0] / p[2]) as f32,
+                (p[1] / p[2]) as f32,
+            ));
+        }
+    }
+    if grid_points.len() < n * n / 2 {
+        return None;
+    }
+    let m = calib3d::find_homography(
+        &grid_points,
+        &image_points,
+        &mut Mat::default(),
+        calib3d::RANSAC,
+        2.0,
+    )
+    .ok()?;
+    if m.rows() != 3 || m.cols() != 3 {
+        return None;
+    }
+    let mut out = [[0.0; 3]; 3];
+    for (r, row) in out.iter_mut().enumerate() {
+        for (c, value) in row.iter_mut().enumerate() {
+            *value = *m.at_2d::<f64>(r as i32, c as i32).ok()?;
+        }
+    }
+    Some(out)
+}
+
+/// The line (homogeneous, in pixels) best matching the response along grid line `index`
+/// (a column when `along_columns`), searched within a third of a cell either side.
+fn fit_line(
+    response: &LineResponse,
+    h: &Homography,
+    along_columns: bool,
+    index: f64,
+    last: f64,
+) -> Option<Vec3> {
+    const SAMPLES: usize = 60;
+    const STEPS: i32 = 8;
+    let mut points = Vec::with_capacity(SAMPLES);
+    for s in 0..SAMPLES {
+        let t = last * (s as f64 + 0.5) / SAMPLES as f64;
+        let mut best: Option<(u8, [f64; 2])> = None;
+        for k in -STEPS..=STEPS {
+            let offset = f64::from(k) / f64::from(STEPS) * 0.33;
+            let (c, r) = if along_columns {
+                (index + offset, t)
+            } else {
+                (t, index + offset)
+            };
+            let [x, y] = apply(h, [c, r]);
+            let value = response.at(x, y);
+            if best.is_none_or(|(v, _)| value > v) {
+                best = Some((value, [x, y]));
+            }
+        }
+        if let Some((value, point)) = best
+            && value >= response.on_line
+        {
+            points.push(point);
+        }
+    }
+    if points.len() < SAMPLES / 4 {
+        return None;
+    }
+    let mut input = Vector::<core::Point2f>::new();
+    for [x, y] in &points {
+        input.push(core::Point2f::new(*x as f32, *y as f32));
+    }
+    let mut fitted = core::Vec4f::default();
+    imgproc::fit_line(&input, &mut fitted, imgproc::DIST_HUBER, 0.0, 0.01, 0.01).ok()?;
+    let (vx, vy, x0, y0) = (
+        f64::from(fitted[0]),
+        f64::from(fitted[1]),
+        f64::from(fitted[2]),
+        f64::from(fitted[3]),
+    );
+    Some(cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0]))
+}
+
+/// Renames the grid's corners so that row 0 is the edge nearest the top of the image and
+/// the corners go clockwise on screen (top-left, top-right, bottom-right, bottom-left).
+fn orient(geometry: BoardGeometry) -> BoardGeometry {
+    let corners = geometry.corners();
+    // Clockwise on screen (y down) means a positive signed area.
+    let area: f64 = (0..4)
+        .map(|i| {
+            let [x0, y0] = corners[i];
+            let [x1, y1] = corners[(i + 1) % 4];
+            x0 * y1 - x1 * y0
+        })
+        .sum();
+    let mut order = if area >= 0.0 {
+        [corners[0], corners[1], corners[2], corners[3]]
+    } else {
+        [corners[0], corners[3], corners[2], corners[1]]
+    };
+    let top_edge = (0..4)
+        .min_by(|&a, &b| {
+            let mid = |i: usize| (order[i][1] + order[(i + 1) % 4][1]) / 2.0;
+            mid(a).total_cmp(&mid(b))
+        })
+        .unwrap_or(0);
+    order.rotate_left(top_edge);
+    BoardGeometry::from_corners(geometry.size, order).unwrap_or(geometry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lattice_is_found_from_noisy_positions_with_outliers() {
+        let mut positions: Vec<(f64, f64)> = (0..19)
+            .map(|k| {
+                (
+                    12.5 + 7.25 * k as f64 + if k % 2 == 0 { 0.2 } else { -0.2 },
+                    10.0,
+                )
+            })
+            .collect();
+        positions.push((3.1, 4.0));
+        positions.push((160.0, 6.0));
+        let lattice = fit_lattice(&positions).unwrap();
+        assert!((lattice.spacing.abs() - 7.25).abs() < 0.05, "{lattice:?}");
+        let index = lattice.index_of(12.5 + 7.25 * 5.0);
+        assert!((index - index.round()).abs() < 0.05);
+    }
+
+    #[test]
+    fn the_best_window_is_the_covered_run() {
+        let coverage = [0.0, 0.05, 0.9, 0.8, 0.95, 0.7, 0.85, 0.1, 0.0];
+        assert_eq!(best_window(&coverage, 5), Some((2, 0.7)));
+        assert_eq!(longest_covered_run(&coverage), 5);
+    }
+
+    #[test]
+    fn orientation_puts_row_0_at_the_top_and_goes_clockwise() {
+        // Corners given bottom-left first and anticlockwise.
+        let geometry = BoardGeometry::from_corners(
+            9,
+            [
+                [100.0, 900.0],
+                [900.0, 900.0],
+                [900.0, 100.0],
+                [100.0, 100.0],
+            ],
+        )
+        .unwrap();
+        let corners = orient(geometry).corners();
+        let expected = [
+            [100.0, 100.0],
+            [900.0, 100.0],
+            [900.0, 900.0],
+            [100.0, 900.0],
+        ];
+        for (c, e) in corners.iter().zip(expected) {
+            assert!(
+                (c[0] - e[0]).abs() < 1e-6 && (c[1] - e[1]).abs() < 1e-6,
+                "{corners:?}"
+            );
+        }
+    }
 }

@@ -25,7 +25,13 @@ pub struct BoardGeometry {
 impl BoardGeometry {
     /// The geometry whose outer intersections are `corners` (top-left, top-right,
     /// bottom-right, bottom-left, in pixels).
+    ///
+    /// `None` unless the corners make a convex quadrilateral: a grid seen by a camera
+    /// always does, so anything else is a typing or detection error.
     pub fn from_corners(size: usize, corners: [[f64; 2]; 4]) -> Option<Self> {
+        if size < 2 || !is_convex(&corners) {
+            return None;
+        }
         let last = (size - 1) as f64;
         let grid = [[0.0, 0.0], [last, 0.0], [last, last], [0.0, last]];
         homography_from_4(&grid, &corners).map(|homography| BoardGeometry { size, homography })
@@ -58,6 +64,21 @@ impl BoardGeometry {
             homography,
         }
     }
+}
+
+/// Whether four points, in order, make a convex quadrilateral with no three in a line.
+fn is_convex(quad: &[[f64; 2]; 4]) -> bool {
+    let turns: Vec<f64> = (0..4)
+        .map(|i| {
+            let [x0, y0] = quad[i];
+            let [x1, y1] = quad[(i + 1) % 4];
+            let [x2, y2] = quad[(i + 2) % 4];
+            (x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1)
+        })
+        .collect();
+    let scale = turns.iter().map(|t| t.abs()).fold(0.0, f64::max);
+    scale > 0.0
+        && (turns.iter().all(|&t| t > 1e-9 * scale) || turns.iter().all(|&t| t < -1e-9 * scale))
 }
 
 /// Applies a homography to a point.
