@@ -3,6 +3,9 @@
 //! `docs/ARCHITECTURE.md`): frames come in through `source`, `geometry` finds the board,
 //! `reading` says what stands on every cell, and the rules engines in `games` judge it.
 
+pub mod debug;
+pub mod detect;
+pub mod eval;
 pub mod games;
 pub mod geometry;
 pub mod peers;

@@ -32,6 +32,52 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Read the position of a Go board from a photo.
+    ///
+    /// Prints N lines of N tokens (`.` `B` `W`); row 0 is the edge from corner 1 to
+    /// corner 2. Exit status: 0 read, 2 unreadable input or bad options, 3 no board found.
+    Detect {
+        /// The photo (JPEG, PNG…)
+        image: PathBuf,
+        /// Lines per side (9, 13, 19); by default the locator decides, 19 with --corners.
+        #[arg(long)]
+        size: Option<usize>,
+        /// The four outer intersections in the photo's pixels, as a viewer shows it:
+        /// "x1,y1;x2,y2;x3,y3;x4,y4" (top-left, top-right, bottom-right, bottom-left).
+        #[arg(long, allow_hyphen_values = true)]
+        corners: Option<String>,
+        /// A calibration file (corners for a fixed camera and/or camera intrinsics).
+        #[arg(long)]
+        calibration: Option<PathBuf>,
+        /// Print one JSON object (rows, corners, homography, per-point probabilities,
+        /// notes, timings) instead of the text grid.
+        #[arg(long)]
+        json: bool,
+        /// Write pictures of the found lines, the fitted grid and each point's call here.
+        #[arg(long)]
+        debug_dir: Option<PathBuf>,
+    },
+    /// Run detect over a manifest of photos with known positions (one JSON record per
+    /// line: set, image relative to the manifest, size, truth rows) and report accuracy.
+    EvalPhotos {
+        manifest: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Calibrate a camera from photos of a printed chessboard and write the "camera" part
+    /// of a calibration file (kept with the file's corners when it exists).
+    CalibrateCamera {
+        #[arg(required = true)]
+        images: Vec<PathBuf>,
+        /// Inner corners of the chessboard, columns x rows, e.g. 9x6.
+        #[arg(long)]
+        pattern: String,
+        /// Side of one square in millimetres.
+        #[arg(long)]
+        square: f64,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Report the versions of the libraries and peer programs Kradan relies on.
     Doctor,
 }
@@ -65,11 +111,156 @@ fn main() -> ExitCode {
                 ExitCode::from(EXIT_UNREADABLE)
             }
         },
+        Command::Detect {
+            image,
+            size,
+            corners,
+            calibration,
+            json,
+            debug_dir,
+        } => detect(image, size, corners, calibration, json, debug_dir),
+        Command::EvalPhotos { manifest, json } => match kradan::eval::evaluate(&manifest) {
+            Ok(results) => {
+                if json {
+                    println!("{}", kradan::eval::report_json(&results));
+                } else {
+                    print!("{}", kradan::eval::report_text(&results));
+                }
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("kradan: {error:#}");
+                ExitCode::from(EXIT_UNREADABLE)
+            }
+        },
+        Command::CalibrateCamera {
+            images,
+            pattern,
+            square,
+            out,
+        } => match calibrate_camera(&images, &pattern, square, &out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("kradan: {error:#}");
+                ExitCode::from(EXIT_UNREADABLE)
+            }
+        },
         Command::Doctor => {
             doctor();
             ExitCode::SUCCESS
         }
     }
+}
+
+fn detect(
+    image: PathBuf,
+    size: Option<usize>,
+    corners: Option<String>,
+    calibration: Option<PathBuf>,
+    json: bool,
+    debug_dir: Option<PathBuf>,
+) -> ExitCode {
+    let corners = match corners
+        .as_deref()
+        .map(kradan::detect::parse_corners)
+        .transpose()
+    {
+        Ok(corners) => corners,
+        Err(message) => {
+            eprintln!("kradan: {message}");
+            return ExitCode::from(EXIT_UNREADABLE);
+        }
+    };
+    let options = kradan::detect::DetectOptions {
+        size,
+        corners,
+        calibration,
+        debug_dir,
+    };
+    match kradan::detect::detect(&image, &options) {
+        Ok(detection) => {
+            if json {
+                println!("{}", detection.to_json());
+            } else {
+                for row in detection.occupancy.to_text_rows() {
+                    println!("{row}");
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("kradan: {error}");
+            if let kradan::detect::DetectError::NoBoard { notes, .. } = &error {
+                for note in notes {
+                    eprintln!("  {note}");
+                }
+            }
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+fn calibrate_camera(
+    images: &[PathBuf],
+    pattern: &str,
+    square: f64,
+    out: &Path,
+) -> anyhow::Result<()> {
+    use kradan::geometry::calibration::{Calibration, calibrate_camera};
+    let parsed = pattern
+        .split_once(['x', 'X', '×'])
+        .and_then(|(c, r)| Some((c.trim().parse::<i32>().ok()?, r.trim().parse::<i32>().ok()?)))
+        .filter(|&(c, r)| c >= 2 && r >= 2);
+    let Some(pattern) = parsed else {
+        anyhow::bail!("--pattern {pattern:?}: expected the inner corners as COLSxROWS, e.g. 9x6");
+    };
+    if !(square.is_finite() && square > 0.0) {
+        anyhow::bail!("--square {square}: expected the side of a square in millimetres");
+    }
+    let mut photos = Vec::new();
+    for path in images {
+        let loaded = kradan::source::image::load(path)?;
+        if loaded.scale != 1.0 {
+            anyhow::bail!(
+                "{}: too large to calibrate at full resolution",
+                path.display()
+            );
+        }
+        photos.push((path.display().to_string(), loaded.image));
+    }
+    let (camera, image_size, notes) = calibrate_camera(&photos, pattern, square)?;
+    for note in &notes {
+        eprintln!("kradan: {note}");
+    }
+    // Keep the corners of an existing file: the camera is recalibrated, the board has not moved.
+    let mut calibration = if out.exists() {
+        Calibration::load(out)?
+    } else {
+        Calibration {
+            size: None,
+            corners: None,
+            image_size: None,
+            camera: None,
+        }
+    };
+    if calibration.image_size.is_some_and(|s| s != image_size) && calibration.corners.is_some() {
+        anyhow::bail!(
+            "{}: its corners are for another image size than these photos ({}×{})",
+            out.display(),
+            image_size[0],
+            image_size[1]
+        );
+    }
+    let rms = camera.rms_error.unwrap_or(0.0);
+    calibration.image_size = Some(image_size);
+    calibration.camera = Some(camera);
+    calibration.save(out)?;
+    println!(
+        "{}: camera calibrated from {} photo(s), reprojection error {rms:.3} px",
+        out.display(),
+        photos.len() - notes.len()
+    );
+    Ok(())
 }
 
 fn replay(file: &Path) -> anyhow::Result<Report> {
