@@ -222,7 +222,7 @@ impl LineResponse {
             imgproc::THRESH_BINARY,
         )?;
         let longest = f64::from(self.width.max(self.height));
-        let min_length = longest / 25.0;
+        let min_length = longest / 40.0;
         let mut lines = Vector::<Vec4i>::new();
         imgproc::hough_lines_p(
             &binary,
@@ -336,9 +336,11 @@ fn angle_between(a: f64, b: f64) -> f64 {
     d.min(std::f64::consts::PI - d)
 }
 
-/// The two dominant segment directions, at least 25° apart, from a length-weighted,
-/// smoothed histogram of directions.
-fn dominant_directions(segments: &[[f64; 4]]) -> Option<(f64, f64)> {
+/// Up to three dominant segment directions, strongest first, at least 25° apart, from a
+/// length-weighted, smoothed histogram of directions. Grid rows and columns are usually
+/// the first two, but on a crowded board the gaps between stones make diagonal runs too,
+/// so the caller tries the pairs and keeps the grid the response supports best.
+fn dominant_directions(segments: &[[f64; 4]]) -> Vec<f64> {
     const BINS: usize = 180;
     let mut histogram = [0.0f64; BINS];
     for s in segments {
@@ -355,19 +357,27 @@ fn dominant_directions(segments: &[[f64; 4]]) -> Option<(f64, f64)> {
                 .sum()
         })
         .collect();
-    let first = (0..BINS).max_by(|&a, &b| smoothed[a].total_cmp(&smoothed[b]))?;
     let circular = |a: usize, b: usize| {
         let d = a.abs_diff(b);
         d.min(BINS - d)
     };
-    let second = (0..BINS)
-        .filter(|&i| circular(i, first) >= 25)
-        .max_by(|&a, &b| smoothed[a].total_cmp(&smoothed[b]))?;
-    if smoothed[second] <= 0.0 {
-        return None;
+    let mut peaks: Vec<usize> = Vec::new();
+    while peaks.len() < 3 {
+        let Some(next) = (0..BINS)
+            .filter(|&i| peaks.iter().all(|&p| circular(i, p) >= 25))
+            .max_by(|&a, &b| smoothed[a].total_cmp(&smoothed[b]))
+        else {
+            break;
+        };
+        if smoothed[next] <= 0.1 * peaks.first().map_or(0.0, |&p| smoothed[p]) {
+            break;
+        }
+        peaks.push(next);
     }
-    let to_angle = |bin: usize| bin as f64 * std::f64::consts::PI / BINS as f64;
-    Some((to_angle(first), to_angle(second)))
+    peaks
+        .into_iter()
+        .map(|bin| bin as f64 * std::f64::consts::PI / BINS as f64)
+        .collect()
 }
 
 /// Whether a segment points at the vanishing point `v` (within `tolerance` radians).
@@ -616,20 +626,54 @@ fn fit_grid(
     segments: &[[f64; 4]],
     size: Option<usize>,
 ) -> Result<BoardGeometry, String> {
-    const NO_GRID: &str = "no grid of straight lines found";
     if segments.len() < 8 {
         return Err(NO_GRID.into());
     }
-    let (first, second) = dominant_directions(segments).ok_or(NO_GRID)?;
-    let family = |direction: f64| -> Vec<[f64; 4]> {
+    let directions = dominant_directions(segments);
+    let mut best: Option<(f64, BoardGeometry)> = None;
+    let mut first_error = None;
+    for i in 0..directions.len() {
+        for j in i + 1..directions.len() {
+            match fit_grid_along(response, segments, size, directions[i], directions[j]) {
+                Ok((score, geometry)) => {
+                    if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                        best = Some((score, geometry));
+                    }
+                }
+                Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+    }
+    best.map(|(_, geometry)| geometry)
+        .ok_or_else(|| first_error.unwrap_or_else(|| NO_GRID.into()))
+}
+
+const NO_GRID: &str = "no grid of straight lines found";
+
+/// The grid whose rows and columns run along the two given directions, with its score:
+/// the summed coverage of its lines.
+fn fit_grid_along(
+    response: &LineResponse,
+    segments: &[[f64; 4]],
+    size: Option<usize>,
+    first: f64,
+    second: f64,
+) -> Result<(f64, BoardGeometry), String> {
+    let family = |direction: f64, other: f64| -> Vec<[f64; 4]> {
         segments
             .iter()
-            .filter(|s| angle_between(segment_angle(s), direction) < 20f64.to_radians())
+            .filter(|s| {
+                let angle = segment_angle(s);
+                let d = angle_between(angle, direction);
+                d < 25f64.to_radians() && d < angle_between(angle, other)
+            })
             .copied()
             .collect()
     };
-    let (v1, family1) = vanishing_point(&family(first)).ok_or(NO_GRID)?;
-    let (v2, family2) = vanishing_point(&family(second)).ok_or(NO_GRID)?;
+    let (v1, family1) = vanishing_point(&family(first, second)).ok_or(NO_GRID)?;
+    let (v2, family2) = vanishing_point(&family(second, first)).ok_or(NO_GRID)?;
     if family1.len() < 4 || family2.len() < 4 {
         return Err(NO_GRID.into());
     }
@@ -753,10 +797,17 @@ fn fit_grid(
             grid_to_image = refined;
         }
     }
-    Ok(orient(BoardGeometry {
-        size: n,
-        homography: grid_to_image,
-    }))
+    let score: f64 = row_coverage[(row0 - row_span.0) as usize..][..n]
+        .iter()
+        .chain(&column_coverage[(column0 - column_span.0) as usize..][..n])
+        .sum();
+    Ok((
+        score,
+        orient(BoardGeometry {
+            size: n,
+            homography: grid_to_image,
+        }),
+    ))
 }
 
 /// Below this fraction of its length showing line response, a line is taken as absent.
