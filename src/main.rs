@@ -122,11 +122,10 @@ fn main() -> ExitCode {
         Command::EvalPhotos { manifest, json } => match kradan::eval::evaluate(&manifest) {
             Ok(results) => {
                 if json {
-                    println!("{}", kradan::eval::report_json(&results));
+                    print_or_exit(&format!("{}\n", kradan::eval::report_json(&results)))
                 } else {
-                    print!("{}", kradan::eval::report_text(&results));
+                    print_or_exit(&kradan::eval::report_text(&results))
                 }
-                ExitCode::SUCCESS
             }
             Err(error) => {
                 eprintln!("kradan: {error:#}");
@@ -179,14 +178,12 @@ fn detect(
     };
     match kradan::detect::detect(&image, &options) {
         Ok(detection) => {
-            if json {
-                println!("{}", detection.to_json());
+            let text = if json {
+                format!("{}\n", detection.to_json())
             } else {
-                for row in detection.occupancy.to_text_rows() {
-                    println!("{row}");
-                }
-            }
-            ExitCode::SUCCESS
+                detection.occupancy.to_text_rows().join("\n") + "\n"
+            };
+            print_or_exit(&text)
         }
         Err(error) => {
             eprintln!("kradan: {error}");
@@ -196,6 +193,19 @@ fn detect(
                 }
             }
             ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+/// Writes to stdout without panicking when the reader has gone (`kradan detect … | head`).
+fn print_or_exit(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("kradan: cannot write the output: {error}");
+            ExitCode::from(EXIT_UNREADABLE)
         }
     }
 }
