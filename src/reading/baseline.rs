@@ -51,17 +51,32 @@ pub fn read(rectified: &Mat, size: usize, cell: i32) -> opencv::Result<Observati
             );
         }
     }
+    let mut interior: Vec<f64> = (1..size)
+        .flat_map(|r| (1..size).map(move |c| (r, c)))
+        .map(|(r, c)| squares[r * (size + 1) + c])
+        .collect();
+    let board = median(&mut interior);
     let mut cells = Vec::with_capacity(size * size);
     for row in 0..size {
         for col in 0..size {
-            let mut around = [
-                squares[row * (size + 1) + col],
-                squares[row * (size + 1) + col + 1],
-                squares[(row + 1) * (size + 1) + col],
-                squares[(row + 1) * (size + 1) + col + 1],
-            ];
+            // Only squares inside the outer lines: beyond them lies the board's margin,
+            // its edge or the table, none of which is the wood the point sits on.
+            let mut around: Vec<f64> = [
+                (row, col),
+                (row, col + 1),
+                (row + 1, col),
+                (row + 1, col + 1),
+            ]
+            .into_iter()
+            .filter(|&(r, c)| (1..size).contains(&r) && (1..size).contains(&c))
+            .map(|(r, c)| squares[r * (size + 1) + c])
+            .collect();
             // One of the four squares may be darkened or lit by a neighbouring stone that
-            // sits off its point; the median of four ignores one on each side.
+            // sits off its point; the median of four ignores one on each side. An edge or
+            // corner point has only two or one, so the whole board's wood joins them.
+            if around.len() < 3 {
+                around.push(board);
+            }
             let local = median(&mut around);
             let point = lightness.disc_median(
                 (col as f64 + 1.0) * cell,
