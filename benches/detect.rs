@@ -2,7 +2,7 @@
 //! a 1920×1080 frame (board finding, rectification, reading every point) and re-reading
 //! every point when the geometry is already known, as the video recorder does per frame.
 //!
-//! The frame is a rendered 19×19 board with stones, warped obliquely into a 1080p picture
+//! The frame is a drawn 19×19 board with stones, warped obliquely into a 1080p picture
 //! of a table; where `../shared/data` is present, a real photo scaled to 1080p is measured
 //! too.
 
@@ -10,8 +10,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use kradan::geometry::BoardGeometry;
 use kradan::geometry::locate::locate;
 use kradan::reading::learned::StoneModel;
-use kradan::reading::{baseline, rectify, synth};
-use opencv::core::{Mat, Point2f, Scalar, Size, Vector};
+use kradan::reading::{baseline, rectify};
+use opencv::core::{Mat, Point, Point2f, Scalar, Size, Vector};
 use opencv::prelude::*;
 use opencv::{calib3d, imgcodecs, imgproc};
 use std::hint::black_box;
@@ -19,10 +19,60 @@ use std::path::Path;
 
 const CELL: i32 = 32;
 
-/// A rendered board seen at about 35° from above, on a plain table, in a 1920×1080 frame.
+/// A drawn 19×19 board with a middle-game's worth of stones (about a third of the
+/// points), seen at about 35° from above on a plain table, in a 1920×1080 frame.
 fn rendered_frame() -> Mat {
-    let board = synth::render(10, 19, CELL).expect("the renderer works");
-    let side = board.image.cols() as f32;
+    let side_px = 20 * CELL;
+    let mut board = Mat::new_size_with_default(
+        Size::new(side_px, side_px),
+        opencv::core::CV_8UC3,
+        Scalar::new(90.0, 170.0, 215.0, 0.0),
+    )
+    .expect("a board");
+    for i in 1..=19 {
+        let at = i * CELL;
+        let line = Scalar::new(40.0, 50.0, 60.0, 0.0);
+        imgproc::line(
+            &mut board,
+            Point::new(CELL, at),
+            Point::new(19 * CELL, at),
+            line,
+            2,
+            imgproc::LINE_AA,
+            0,
+        )
+        .expect("a line");
+        imgproc::line(
+            &mut board,
+            Point::new(at, CELL),
+            Point::new(at, 19 * CELL),
+            line,
+            2,
+            imgproc::LINE_AA,
+            0,
+        )
+        .expect("a line");
+    }
+    for row in 1..=19 {
+        for col in 1..=19 {
+            let colour = match (row * 7 + col * 13) % 9 {
+                0 | 4 => Scalar::new(25.0, 25.0, 25.0, 0.0),
+                2 | 7 => Scalar::new(235.0, 240.0, 240.0, 0.0),
+                _ => continue,
+            };
+            imgproc::circle(
+                &mut board,
+                Point::new(col * CELL, row * CELL),
+                CELL * 15 / 32,
+                colour,
+                -1,
+                imgproc::LINE_AA,
+                0,
+            )
+            .expect("a stone");
+        }
+    }
+    let side = board.cols() as f32;
     let source: Vector<Point2f> = [[0.0, 0.0], [side, 0.0], [side, side], [0.0, side]]
         .iter()
         .map(|&[x, y]| Point2f::new(x, y))
@@ -45,7 +95,7 @@ fn rendered_frame() -> Mat {
     )
     .expect("a frame");
     imgproc::warp_perspective(
-        &board.image,
+        &board,
         &mut frame,
         &warp,
         Size::new(1920, 1080),
