@@ -195,7 +195,9 @@ pub fn detect(path: &Path, options: &DetectOptions) -> Result<Detection, DetectE
 
     let rectified = reading::rectify(&image, &geometry, CELL)?;
     lap("rectify", &mut timings);
-    let observation = reading::baseline::read(&rectified, geometry.size, CELL)?;
+    let shifts =
+        reading::parallax_shifts(&geometry, f64::from(image.cols()), f64::from(image.rows()));
+    let observation = reading::baseline::read_shifted(&rectified, geometry.size, CELL, &shifts)?;
     lap("reading", &mut timings);
 
     if let Some(dir) = &options.debug_dir {

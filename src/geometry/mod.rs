@@ -66,6 +66,80 @@ impl BoardGeometry {
     }
 }
 
+/// Where the camera stood, in board units (one unit = one grid spacing, the board's plane
+/// at height 0, `x` along columns and `y` along rows from point (0, 0)).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CameraPosition {
+    pub x: f64,
+    pub y: f64,
+    /// Height above the board, always positive.
+    pub height: f64,
+}
+
+impl BoardGeometry {
+    /// The camera's position recovered from the homography, for a pinhole camera whose
+    /// optical centre is the image centre and whose focal length is found from the
+    /// homography itself (the images of the board's two axes must be perpendicular and
+    /// equally long), or taken as the image width when the view is too straight for that.
+    pub fn camera_position(&self, image_width: f64, image_height: f64) -> Option<CameraPosition> {
+        let h = &self.homography;
+        let (cx, cy) = (image_width / 2.0, image_height / 2.0);
+        let column = |i: usize| (h[0][i] - cx * h[2][i], h[1][i] - cy * h[2][i], h[2][i]);
+        let (a1, b1, c1) = column(0);
+        let (a2, b2, c2) = column(1);
+        let plausible =
+            |f2: f64| f2.is_finite() && f2 > 0.0 && (0.3..5.0).contains(&(f2.sqrt() / image_width));
+        let from_right_angle = -(a1 * a2 + b1 * b2) / (c1 * c2);
+        let from_equal_length = (a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2) / (c2 * c2 - c1 * c1);
+        let focal = [from_right_angle, from_equal_length]
+            .into_iter()
+            .filter(|&f2| plausible(f2))
+            .map(f64::sqrt)
+            .next()
+            .unwrap_or(image_width);
+        // K⁻¹·H = λ [r1 r2 t].
+        let unproject = |i: usize| {
+            let (a, b, c) = column(i);
+            [a / focal, b / focal, c]
+        };
+        let (m1, m2, m3) = (unproject(0), unproject(1), unproject(2));
+        let length = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        let mut scale = 2.0 / (length(m1) + length(m2));
+        // The board lies in front of the camera.
+        if m3[2] * scale < 0.0 {
+            scale = -scale;
+        }
+        let r1 = m1.map(|v| v * scale);
+        let r2 = m2.map(|v| v * scale);
+        let t = m3.map(|v| v * scale);
+        let r3 = [
+            r1[1] * r2[2] - r1[2] * r2[1],
+            r1[2] * r2[0] - r1[0] * r2[2],
+            r1[0] * r2[1] - r1[1] * r2[0],
+        ];
+        let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        // C = −Rᵀ t.
+        let position = CameraPosition {
+            x: -dot(r1, t),
+            y: -dot(r2, t),
+            height: dot(r3, t).abs(),
+        };
+        (position.x.is_finite() && position.y.is_finite() && position.height > 1.0)
+            .then_some(position)
+    }
+}
+
+impl CameraPosition {
+    /// Where a point `height` units above grid point (`col`, `row`) appears when projected
+    /// onto the board's plane, as an offset in board units: away from the spot under the
+    /// camera, further the lower the camera. A stone's body is such a point, which is why
+    /// an oblique photo shows stones beside their points.
+    pub fn parallax(&self, col: f64, row: f64, height: f64) -> [f64; 2] {
+        let k = height / (self.height - height).max(1e-6);
+        [(col - self.x) * k, (row - self.y) * k]
+    }
+}
+
 /// Whether four points, in order, make a convex quadrilateral with no three in a line.
 fn is_convex(quad: &[[f64; 2]; 4]) -> bool {
     let turns: Vec<f64> = (0..4)
@@ -131,6 +205,53 @@ mod tests {
         for (found, expected) in geometry.corners().iter().zip(corners) {
             assert!((found[0] - expected[0]).abs() < 1e-6 && (found[1] - expected[1]).abs() < 1e-6);
         }
+    }
+
+    #[test]
+    fn the_camera_is_found_where_it_was_put() {
+        // A camera 30 units above point (9, 40) (in front of the board, beyond row 18),
+        // looking at the board's centre, with a 1000 px focal length.
+        let camera = [9.0f64, 40.0, 30.0];
+        let target = [9.0f64, 9.0, 0.0];
+        let forward = {
+            let d = [
+                target[0] - camera[0],
+                target[1] - camera[1],
+                target[2] - camera[2],
+            ];
+            let n = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            d.map(|v| v / n)
+        };
+        // Image x along the board's columns, image y completing a right-handed frame.
+        let right = [1.0, 0.0, 0.0];
+        let down = [
+            forward[1] * right[2] - forward[2] * right[1],
+            forward[2] * right[0] - forward[0] * right[2],
+            forward[0] * right[1] - forward[1] * right[0],
+        ];
+        let project = |p: [f64; 3]| {
+            let d = [p[0] - camera[0], p[1] - camera[1], p[2] - camera[2]];
+            let dot = |a: [f64; 3]| a[0] * d[0] + a[1] * d[1] + a[2] * d[2];
+            let z = dot(forward);
+            [
+                960.0 + 1000.0 * dot(right) / z,
+                540.0 + 1000.0 * dot(down) / z,
+            ]
+        };
+        let corners =
+            [[0.0, 0.0], [18.0, 0.0], [18.0, 18.0], [0.0, 18.0]].map(|[c, r]| project([c, r, 0.0]));
+        let geometry = BoardGeometry::from_corners(19, corners).unwrap();
+        let found = geometry.camera_position(1920.0, 1080.0).unwrap();
+        assert!((found.x - 9.0).abs() < 0.01, "{found:?}");
+        assert!((found.y - 40.0).abs() < 0.01, "{found:?}");
+        assert!((found.height - 30.0).abs() < 0.01, "{found:?}");
+        // A stone's middle, 0.2 units up, at the near edge appears pushed away from the
+        // camera (towards row 0) by 0.2 · 22 / 29.8 units.
+        let [dx, dy] = found.parallax(9.0, 18.0, 0.2);
+        assert!(
+            dx.abs() < 1e-6 && (dy + 0.2 * 22.0 / 29.8).abs() < 1e-3,
+            "{dx} {dy}"
+        );
     }
 
     #[test]

@@ -39,6 +39,17 @@ const WHITE_RATIO_WIDTH: f64 = 0.035;
 
 /// Reads every point of a rectified board (see [`super::rectify`]).
 pub fn read(rectified: &Mat, size: usize, cell: i32) -> opencv::Result<Observation> {
+    read_shifted(rectified, size, cell, &[])
+}
+
+/// As [`read`], with each point's disc moved by `shifts[point]` (in cells): where the
+/// stone's body appears on an oblique view.
+pub fn read_shifted(
+    rectified: &Mat,
+    size: usize,
+    cell: i32,
+    shifts: &[[f64; 2]],
+) -> opencv::Result<Observation> {
     let lightness = Lightness::of(rectified)?;
     let cell = cell as f64;
     let mut squares = vec![0.0; (size + 1) * (size + 1)];
@@ -78,9 +89,10 @@ pub fn read(rectified: &Mat, size: usize, cell: i32) -> opencv::Result<Observati
                 around.push(board);
             }
             let local = median(&mut around);
+            let shift = shifts.get(row * size + col).copied().unwrap_or([0.0, 0.0]);
             let point = lightness.disc_median(
-                (col as f64 + 1.0) * cell,
-                (row as f64 + 1.0) * cell,
+                (col as f64 + 1.0 + shift[0]) * cell,
+                (row as f64 + 1.0 + shift[1]) * cell,
                 POINT_RADIUS * cell,
             );
             cells.push(CellReading::from_probabilities(probabilities(point, local)));
