@@ -5,6 +5,7 @@
 
 use crate::games::{Color, Occupancy};
 use crate::geometry::calibration::{Calibration, CalibrationError};
+use crate::geometry::markers;
 use crate::geometry::{BoardGeometry, locate};
 use crate::reading::{self, Observation};
 use crate::source::image::{self as still, LoadError};
@@ -166,6 +167,34 @@ pub fn detect(path: &Path, options: &DetectOptions) -> Result<Detection, DetectE
                 )
             })?
             .scaled(1.0 / scale)
+    } else if let Some(geometry) = calibration
+        .as_ref()
+        .and_then(|c| c.markers.as_ref().map(|m| (c, m)))
+        .and_then(|(c, layout)| {
+            let size = options.size.or(c.size).unwrap_or(19);
+            let found = match markers::detect(&image) {
+                Ok(found) => found,
+                Err(error) => {
+                    notes.push(format!("marker detection failed: {error}"));
+                    return None;
+                }
+            };
+            match layout.geometry(size, &found) {
+                Ok(geometry) => {
+                    notes.push(format!(
+                        "the board was placed by {} ArUco markers",
+                        found.len()
+                    ));
+                    Some(geometry)
+                }
+                Err(why) => {
+                    notes.push(format!("markers not used: {why}"));
+                    None
+                }
+            }
+        })
+    {
+        geometry
     } else if let Some(geometry) = calibration
         .as_ref()
         .and_then(|c| c.geometry(loaded.original_size.0, loaded.original_size.1, options.size))

@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use kradan::geometry::calibration::Calibration;
 use kradan::replay::Report;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -78,6 +79,30 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Measure where the ArUco markers beside a fixed board lie in its grid, from one photo
+    /// in which the board is found, and save them in a calibration file (kept with any
+    /// camera model already there); or, with --print, write the sheet of markers to print.
+    ///
+    /// Stick markers 0, 1, 2, 3 beside the top-left, top-right, bottom-right and
+    /// bottom-left corners. Afterwards `kradan detect --calibration FILE` places the grid
+    /// from the markers in every photo, however the camera or board moved.
+    CalibrateMarkers {
+        /// A photo of the board with the four markers (not needed with --print)
+        #[arg(required_unless_present = "print")]
+        image: Option<PathBuf>,
+        /// Lines per side; by default the locator decides
+        #[arg(long)]
+        size: Option<usize>,
+        /// The board's corners in the photo when the locator cannot find them (as for detect)
+        #[arg(long)]
+        corners: Option<String>,
+        /// The calibration file to write (or the PNG sheet, with --print)
+        #[arg(long)]
+        out: PathBuf,
+        /// Write the printable marker sheet to --out instead
+        #[arg(long)]
+        print: bool,
+    },
     /// Report the versions of the libraries and peer programs Kradan relies on.
     Doctor,
 }
@@ -144,6 +169,26 @@ fn main() -> ExitCode {
                 ExitCode::from(EXIT_UNREADABLE)
             }
         },
+        Command::CalibrateMarkers {
+            image,
+            size,
+            corners,
+            out,
+            print,
+        } => {
+            let done = if print {
+                print_markers(&out)
+            } else {
+                calibrate_markers(image.as_deref(), size, corners.as_deref(), &out)
+            };
+            match done {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("kradan: {error:#}");
+                    ExitCode::from(EXIT_UNREADABLE)
+                }
+            }
+        }
         Command::Doctor => {
             doctor();
             ExitCode::SUCCESS
@@ -216,7 +261,7 @@ fn calibrate_camera(
     square: f64,
     out: &Path,
 ) -> anyhow::Result<()> {
-    use kradan::geometry::calibration::{Calibration, calibrate_camera};
+    use kradan::geometry::calibration::calibrate_camera;
     let parsed = pattern
         .split_once(['x', 'X', '×'])
         .and_then(|(c, r)| Some((c.trim().parse::<i32>().ok()?, r.trim().parse::<i32>().ok()?)))
@@ -246,12 +291,7 @@ fn calibrate_camera(
     let mut calibration = if out.exists() {
         Calibration::load(out)?
     } else {
-        Calibration {
-            size: None,
-            corners: None,
-            image_size: None,
-            camera: None,
-        }
+        Calibration::default()
     };
     if calibration.image_size.is_some_and(|s| s != image_size) && calibration.corners.is_some() {
         anyhow::bail!(
@@ -308,4 +348,65 @@ fn doctor() {
             ),
         }
     }
+}
+
+fn print_markers(out: &Path) -> anyhow::Result<()> {
+    let sheet = kradan::geometry::markers::sheet(400)?;
+    let written = opencv::imgcodecs::imwrite_def(out.as_os_str(), &sheet)?;
+    anyhow::ensure!(written, "cannot write {}", out.display());
+    println!(
+        "{}: markers 0-3 (ArUco DICT_4X4_50); print, cut apart and stick beside the corners",
+        out.display()
+    );
+    Ok(())
+}
+
+fn calibrate_markers(
+    image: Option<&Path>,
+    size: Option<usize>,
+    corners: Option<&str>,
+    out: &Path,
+) -> anyhow::Result<()> {
+    use kradan::geometry::markers::{self, MarkerLayout};
+    let image = image.context("a photo of the board with its markers is needed")?;
+    let corners = corners
+        .map(kradan::detect::parse_corners)
+        .transpose()
+        .map_err(|message| anyhow::anyhow!(message))?;
+    let options = kradan::detect::DetectOptions {
+        size,
+        corners,
+        calibration: None,
+        debug_dir: None,
+    };
+    let detection = kradan::detect::detect(image, &options)?;
+    let loaded = kradan::source::image::load(image)?;
+    let found: std::collections::BTreeMap<i32, [f64; 2]> = markers::detect(&loaded.image)?
+        .into_iter()
+        .map(|(id, [x, y])| (id, [x * loaded.scale, y * loaded.scale]))
+        .collect();
+    anyhow::ensure!(
+        found.len() >= 4,
+        "{} ArUco marker(s) found in {}; 4 are needed (ids 0-3 of DICT_4X4_50: `kradan calibrate-markers --print --out sheet.png`)",
+        found.len(),
+        image.display()
+    );
+    let layout = MarkerLayout::measure(&detection.geometry, &found)
+        .context("the board's grid cannot be inverted")?;
+    let mut calibration = if out.exists() {
+        Calibration::load(out)?
+    } else {
+        Calibration::default()
+    };
+    calibration.size = Some(detection.geometry.size);
+    calibration.markers = Some(layout);
+    calibration.save(out)?;
+    println!(
+        "{}: {} markers placed around the {}x{} grid",
+        out.display(),
+        found.len(),
+        detection.geometry.size,
+        detection.geometry.size
+    );
+    Ok(())
 }

@@ -775,3 +775,142 @@ fn two_boards_in_view_the_largest_is_read_and_the_user_told() {
         "the larger board was read: {json}"
     );
 }
+
+/// The flat board on a wider table with ArUco markers 0–3 beside its corners (centres at
+/// grid positions (−2, −2), (20, −2), (20, 20), (−2, 20)); grid point (c, r) is at pixel
+/// (144 + 36c, 144 + 36r).
+fn flat_board_with_markers() -> Mat {
+    let board = flat_board(&drawn_position());
+    let side = 36 * 26;
+    let mut table =
+        Mat::new_rows_cols_with_default(side, side, CV_8UC3, Scalar::new(60.0, 70.0, 80.0, 0.0))
+            .unwrap();
+    let mut region = table
+        .roi_mut(opencv::core::Rect::new(
+            108,
+            108,
+            board.cols(),
+            board.rows(),
+        ))
+        .unwrap();
+    board.copy_to(&mut region).unwrap();
+    for (id, [c, r]) in [(0, [-2, -2]), (1, [20, -2]), (2, [20, 20]), (3, [-2, 20])] {
+        let marker = kradan::geometry::markers::draw(id, 58).unwrap();
+        let mut colour = Mat::default();
+        imgproc::cvt_color_def(&marker, &mut colour, imgproc::COLOR_GRAY2BGR).unwrap();
+        let (x, y) = (144 + 36 * c - 29, 144 + 36 * r - 29);
+        let mut region = table
+            .roi_mut(opencv::core::Rect::new(x, y, 58, 58))
+            .unwrap();
+        colour.copy_to(&mut region).unwrap();
+    }
+    table
+}
+
+#[test]
+fn markers_place_the_board_after_the_camera_was_bumped() {
+    let dir = tempfile::tempdir().unwrap();
+    let flat = flat_board_with_markers();
+    let grid = |c: f32, r: f32| [144.0 + 36.0 * c, 144.0 + 36.0 * r];
+    let source = [
+        grid(0.0, 0.0),
+        grid(18.0, 0.0),
+        grid(18.0, 18.0),
+        grid(0.0, 18.0),
+    ];
+    let setup = photograph(
+        &flat,
+        source,
+        [
+            [420.0, 200.0],
+            [1000.0, 215.0],
+            [1090.0, 760.0],
+            [340.0, 740.0],
+        ],
+        Size::new(1400, 1000),
+        Scalar::new(40.0, 40.0, 40.0, 0.0),
+    );
+    let setup_path = dir.path().join("setup.png");
+    write(&setup_path, &setup);
+    let calibration = dir.path().join("camera.json");
+    let output = run(&[
+        "calibrate-markers",
+        setup_path.to_str().unwrap(),
+        "--out",
+        calibration.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("4 markers"), "{}", stdout(&output));
+
+    // The camera was knocked: the board is elsewhere in the frame and seen more obliquely.
+    let bumped_corners = [
+        [320.0, 190.0],
+        [900.0, 170.0],
+        [1040.0, 770.0],
+        [230.0, 790.0],
+    ];
+    let bumped = photograph(
+        &flat,
+        source,
+        bumped_corners,
+        Size::new(1400, 1000),
+        Scalar::new(40.0, 40.0, 40.0, 0.0),
+    );
+    let bumped_path = dir.path().join("bumped.png");
+    write(&bumped_path, &bumped);
+    let output = run(&[
+        "detect",
+        bumped_path.to_str().unwrap(),
+        "--calibration",
+        calibration.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(
+        json["notes"].to_string().contains("ArUco markers"),
+        "{}",
+        json["notes"]
+    );
+    let rows: Vec<String> = serde_json::from_value(json["rows"].clone()).unwrap();
+    assert_eq!(rows, expected_rows(&drawn_position()));
+    for (found, truth) in json["corners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(bumped_corners)
+    {
+        let off = (found[0].as_f64().unwrap() - f64::from(truth[0]))
+            .hypot(found[1].as_f64().unwrap() - f64::from(truth[1]));
+        assert!(off < 3.0, "corner {found} is {off:.1} px from {truth:?}");
+    }
+}
+
+#[test]
+fn the_marker_sheet_prints_and_a_photo_without_markers_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = dir.path().join("sheet.png");
+    let output = run(&[
+        "calibrate-markers",
+        "--print",
+        "--out",
+        sheet.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(sheet.metadata().unwrap().len() > 1000);
+    let (photo, _) = synthetic_photo();
+    let path = dir.path().join("plain.png");
+    write(&path, &photo);
+    let output = run(&[
+        "calibrate-markers",
+        path.to_str().unwrap(),
+        "--out",
+        dir.path().join("c.json").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("0 ArUco marker(s) found"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -7,6 +7,9 @@
 //!             "distortion": [-0.21, 0.05, 0, 0, 0]}}
 //! ```
 //!
+//! An optional `"markers": {"positions": {"0": [-1.6, -1.6], …}}` gives the centres of
+//! ArUco markers in grid coordinates (see `geometry::markers`).
+//!
 //! Corners are top-left, top-right, bottom-right, bottom-left, in pixels of an image of
 //! `image_size` (after undistortion when `camera` is present); a photo of another size from
 //! the same camera has them scaled.
@@ -18,7 +21,7 @@ use opencv::{calib3d, imgproc};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Calibration {
     /// Lines per side; absent in a camera-only file.
@@ -31,6 +34,10 @@ pub struct Calibration {
     pub image_size: Option<[u32; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub camera: Option<Camera>,
+    /// ArUco markers beside the board, in grid coordinates: when present and visible they
+    /// give the grid in every frame, whatever moved (`kradan calibrate-markers`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markers: Option<super::markers::MarkerLayout>,
 }
 
 /// Pinhole intrinsics with OpenCV's distortion model (k1, k2, p1, p2[, k3…]).

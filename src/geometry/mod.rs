@@ -6,6 +6,7 @@
 
 pub mod calibration;
 pub mod locate;
+pub mod markers;
 
 use serde::{Deserialize, Serialize};
 
