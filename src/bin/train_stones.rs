@@ -26,20 +26,22 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Number of training boards.
-    #[arg(long, default_value_t = 160)]
+    #[arg(long, default_value_t = 500)]
     boards: u64,
     /// Boards for fitting the probability temperature.
     #[arg(long, default_value_t = 20)]
     calibration_boards: u64,
     /// Held-out boards for the accuracy report.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 100)]
     test_boards: u64,
     /// Share of empty points kept for training.
     #[arg(long, default_value_t = 0.4)]
     keep_empty: f32,
-    #[arg(long, default_value_t = 32)]
+    /// Hidden layer width.
+    #[arg(long, default_value_t = 48)]
     hidden: i32,
-    #[arg(long, default_value_t = 300)]
+    /// RPROP iterations.
+    #[arg(long, default_value_t = 400)]
     iterations: i32,
     /// Also train a random forest on the same data and report it (not saved).
     #[arg(long)]
@@ -47,10 +49,21 @@ struct Args {
     /// Write the first few training boards as PNG here, to look at them.
     #[arg(long)]
     dump: Option<PathBuf>,
+    /// Do not train: read this already rectified board image (cell 32 px) with the model at
+    /// `--out` and print the position, to check the model on real photos. `seed:N` renders
+    /// synthetic board N (written to `--dump` if given) and prints its errors too.
+    #[arg(long)]
+    check: Option<PathBuf>,
+    /// Board size of the `--check` image.
+    #[arg(long, default_value_t = 19)]
+    size: usize,
 }
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    if let Some(image) = &args.check {
+        return check(&args.out, image, args.size, args.dump.as_deref());
+    }
     let base = args.seed * 1_000_000;
     if let Some(dir) = &args.dump {
         std::fs::create_dir_all(dir)?;
@@ -67,10 +80,11 @@ fn main() -> anyhow::Result<()> {
     }
 
     let started = Instant::now();
-    let train = learned::synthetic_dataset(base..base + args.boards, CELL, args.keep_empty)?;
+    let train = learned::synthetic_dataset(base..base + args.boards, CELL, 1.0, args.keep_empty)?;
     let calibration = learned::synthetic_dataset(
         base + args.boards..base + args.boards + args.calibration_boards,
         CELL,
+        1.0,
         args.keep_empty,
     )?;
     let counts = (0..3).map(|c| train.labels.iter().filter(|&&l| l == c).count());
@@ -97,7 +111,14 @@ fn main() -> anyhow::Result<()> {
         model.temperature()
     );
 
-    report(&model, args.test_boards)?;
+    let worst = report(&model, args.test_boards)?;
+    if let Some(dir) = &args.dump {
+        let board = synth::render_any(worst, CELL)?;
+        let path = dir.join(format!("worst-held-out-{worst}.png"));
+        let path = path.to_str().context("dump path is not UTF-8")?;
+        opencv::imgcodecs::imwrite(path, &board.image, &core::Vector::new())?;
+        println!("wrote {path}");
+    }
     if args.compare_rtrees {
         compare_rtrees(&train, args.test_boards)?;
     }
@@ -112,8 +133,83 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
+fn check(
+    model: &std::path::Path,
+    image: &std::path::Path,
+    size: usize,
+    dump: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let model = StoneModel::load(model)?;
+    let path = image.to_str().context("image path is not UTF-8")?;
+    let (picture, size, truth) = if let Some(seed) = path.strip_prefix("seed:") {
+        let board = synth::render_any(seed.parse()?, CELL)?;
+        if let Some(dir) = dump {
+            let out = dir.join(format!("board-{seed}.png"));
+            let out = out.to_str().context("dump path is not UTF-8")?;
+            opencv::imgcodecs::imwrite(out, &board.image, &core::Vector::new())?;
+        }
+        (board.image, board.size, Some(board.truth))
+    } else {
+        let picture = opencv::imgcodecs::imread(path, opencv::imgcodecs::IMREAD_COLOR)?;
+        anyhow::ensure!(!picture.empty(), "cannot read {}", image.display());
+        (picture, size, None)
+    };
+    let observation = model.read(&picture, size, CELL)?;
+    if let Ok(points) = std::env::var("KRADAN_DEBUG_POINTS") {
+        let f = learned::features(&picture, size, CELL)?;
+        for p in points.split(';') {
+            let (r, c) = p.split_once(',').context("row,col")?;
+            let i = r.parse::<usize>()? * size + c.parse::<usize>()?;
+            let row = f.at_row::<f32>(i as i32)?;
+            let show = |v: &[f32]| {
+                v.iter()
+                    .map(|x| format!("{x:5.2}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            println!("{p}: lum {}", show(&row[..learned::GRID * learned::GRID]));
+            println!(
+                "{p}: chroma {}",
+                show(&row[learned::GRID * learned::GRID..learned::FEATURES - learned::STATS])
+            );
+            println!(
+                "{p}: stats {}",
+                show(&row[learned::FEATURES - learned::STATS..])
+            );
+        }
+    }
+    for row in 0..size {
+        let line: String = (0..size)
+            .map(|col| match observation.get(row, col).color {
+                None => '.',
+                Some(kradan::games::Color::Black) => 'B',
+                Some(kradan::games::Color::White) => 'W',
+            })
+            .collect();
+        println!("{line}");
+    }
+    for row in 0..size {
+        for col in 0..size {
+            let cell = observation.get(row, col);
+            if cell.confidence() < 0.9 {
+                println!("unsure at row {row} col {col}: {:?}", cell.probabilities);
+            }
+            if let Some(truth) = &truth
+                && truth[row * size + col] != cell.color
+            {
+                println!(
+                    "wrong at row {row} col {col}: truth {:?}, read {:?}",
+                    truth[row * size + col],
+                    cell.probabilities
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Accuracy on held-out boards, the confusion matrix, and the time to read a 19×19 board.
-fn report(model: &StoneModel, boards: u64) -> anyhow::Result<()> {
+fn report(model: &StoneModel, boards: u64) -> anyhow::Result<u64> {
     let mut confusion = [[0usize; 3]; 3];
     let mut worst = (1.0f32, 0u64);
     let mut perfect = 0;
@@ -164,7 +260,7 @@ fn report(model: &StoneModel, boards: u64) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64() * 1000.0 / runs as f64
     );
     core::set_num_threads(-1)?;
-    Ok(())
+    Ok(worst.1)
 }
 
 /// Random forest on the same features, for the record: accuracy, training time, size.

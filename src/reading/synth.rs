@@ -69,8 +69,13 @@ pub struct SynthBoard {
 
 /// A board of a size drawn from the seed: 9, 13 or 19 lines (19 twice as often).
 pub fn render_any(seed: u64, cell: i32) -> opencv::Result<SynthBoard> {
+    render_any_with(seed, cell, 1.0)
+}
+
+/// [`render_any`] with the photographic defects scaled by `severity` (see [`render_with`]).
+pub fn render_any_with(seed: u64, cell: i32, severity: f32) -> opencv::Result<SynthBoard> {
     let size = [9, 13, 19, 19][Rng::new(seed.wrapping_mul(31).wrapping_add(7)).below(4)];
-    render(seed, size, cell)
+    render_with(seed, size, cell, severity)
 }
 
 type Px = [f32; 3];
@@ -102,6 +107,10 @@ fn hsv(h: f32, s: f32, v: f32) -> Px {
     [(b + m) * 255.0, (g + m) * 255.0, (r + m) * 255.0]
 }
 
+fn luma3(p: Px) -> f32 {
+    0.114 * p[0] + 0.587 * p[1] + 0.299 * p[2]
+}
+
 fn mix(a: Px, b: Px, t: f32) -> Px {
     [
         a[0] + (b[0] - a[0]) * t,
@@ -118,6 +127,7 @@ fn scale(a: Px, k: f32) -> Px {
 /// small per-stone jitter.
 struct StoneStyle {
     radius: f32,
+    aspect: f32,
     parallax: [f32; 2],
     light: [f32; 2],
     black: Px,
@@ -132,6 +142,14 @@ struct StoneStyle {
 
 /// Renders one board: positions, materials and photographic defects all follow from `seed`.
 pub fn render(seed: u64, size: usize, cell: i32) -> opencv::Result<SynthBoard> {
+    render_with(seed, size, cell, 1.0)
+}
+
+/// A board whose defects (parallax, stones off their points, uneven light, casts, glare,
+/// misregistration, blur, noise, JPEG) are scaled by `severity`, from 0 (a clean board)
+/// to 1 (the full range used for training). Materials and positions do not change with it.
+pub fn render_with(seed: u64, size: usize, cell: i32, severity: f32) -> opencv::Result<SynthBoard> {
+    let k = severity.clamp(0.0, 1.0);
     let mut rng = Rng::new(seed);
     let cellf = cell as f32;
     let side = (size + 1) * cell as usize;
@@ -155,6 +173,18 @@ pub fn render(seed: u64, size: usize, cell: i32) -> opencv::Result<SynthBoard> {
             rng.range(0.55, 0.97),
         )
     };
+    // White stones reflect more than any board (albedo about 0.9 against 0.5–0.75 for
+    // wood); only the camera's clipping makes them equal, and that comes later.
+    let style = stone_style(&mut rng, cellf, k);
+    let base = {
+        let (board_y, white_y) = (luma3(base), luma3(style.white));
+        let cap = white_y * rng.range(0.6, 0.88);
+        if board_y > cap {
+            scale(base, cap / board_y)
+        } else {
+            base
+        }
+    };
     let grain_amp = if wood { rng.range(0.01, 0.12) } else { 0.0 };
     let grain_freqs = [
         rng.range(0.01, 0.04),
@@ -169,6 +199,18 @@ pub fn render(seed: u64, size: usize, cell: i32) -> opencv::Result<SynthBoard> {
     let grain_warp = rng.range(2.0, 25.0);
     let grain_warp_freq = rng.range(0.002, 0.02);
     let grain_vertical = rng.chance(0.5);
+    // Stains and discoloured patches a cell or a few across: the local board colour is
+    // taken over several cells, so the model must not call every lighter spot a stone.
+    let stains: Vec<([f32; 2], f32, Px)> = (0..rng.below(6))
+        .map(|_| {
+            let g = 1.0 + rng.range(-0.15, 0.15) * k;
+            (
+                [rng.range(0.0, side as f32), rng.range(0.0, side as f32)],
+                rng.range(0.3, 2.0) * cellf,
+                [g * rng.range(0.95, 1.05), g, g * rng.range(0.95, 1.05)],
+            )
+        })
+        .collect();
     for y in 0..side {
         for x in 0..side {
             let (u, v) = if grain_vertical {
@@ -180,7 +222,15 @@ pub fn render(seed: u64, size: usize, cell: i32) -> opencv::Result<SynthBoard> {
             let g = 0.5 * (w * grain_freqs[0] + grain_phase[1]).sin()
                 + 0.35 * (w * grain_freqs[1] + grain_phase[2]).sin()
                 + 0.15 * (w * grain_freqs[2]).sin();
-            *canvas.at(x, y) = scale(base, 1.0 + grain_amp * g);
+            let mut p = scale(base, 1.0 + grain_amp * g);
+            for &(c, r, gain) in &stains {
+                let d2 = (x as f32 - c[0]).powi(2) + (y as f32 - c[1]).powi(2);
+                let w = (-d2 / (2.0 * r * r)).exp();
+                for ch in 0..3 {
+                    p[ch] *= 1.0 + (gain[ch] - 1.0) * w;
+                }
+            }
+            *canvas.at(x, y) = p;
         }
     }
 
@@ -227,8 +277,7 @@ pub fn render(seed: u64, size: usize, cell: i32) -> opencv::Result<SynthBoard> {
         })
         .collect();
 
-    let style = stone_style(&mut rng, cellf);
-    let offset_max = rng.range(0.05, 0.2) * cellf;
+    let offset_max = rng.range(0.05, 0.05 + 0.15 * k) * cellf;
     let stones: Vec<(usize, [f32; 2], f32)> = truth
         .iter()
         .enumerate()
@@ -257,8 +306,8 @@ pub fn render(seed: u64, size: usize, cell: i32) -> opencv::Result<SynthBoard> {
         draw_stone(&mut canvas, &mut rng, &style, color, centre, radius);
     }
 
-    lighting(&mut canvas, &mut rng, cellf);
-    let image = camera(canvas, &mut rng)?;
+    lighting(&mut canvas, &mut rng, cellf, k);
+    let image = camera(canvas, &mut rng, cellf, k)?;
     Ok(SynthBoard {
         image,
         size,
@@ -330,26 +379,32 @@ fn draw_lines(canvas: &mut Canvas, rng: &mut Rng, size: usize, cellf: f32, base:
     }
 }
 
-fn stone_style(rng: &mut Rng, cellf: f32) -> StoneStyle {
+fn stone_style(rng: &mut Rng, cellf: f32, k: f32) -> StoneStyle {
+    // A low webcam shifts stone tops by half a cell (imago t3); a phone above the board
+    // hardly at all.
     let parallax_len = if rng.chance(0.2) {
         0.0
     } else {
-        rng.range(0.0, 0.22) * cellf
+        rng.range(0.0, 0.5).powf(1.3) / 0.5f32.powf(0.3) * cellf * k
     };
-    // Players sit below or above the board in most photos, so the tops mostly shift up or
-    // down the picture.
-    let angle = if rng.chance(0.75) {
-        -std::f32::consts::FRAC_PI_2 + rng.range(-0.6, 0.6)
+    // The rectified board keeps the photo's top at the top, and the camera looks from the
+    // bottom edge, so tops shift up the picture. Which way a top moved cannot be told from
+    // one patch, so a large shift only goes the way real photos have it; small shifts go
+    // any way (a camera beside the board).
+    let angle = if parallax_len > 0.15 * cellf || rng.chance(0.6) {
+        -std::f32::consts::FRAC_PI_2 + rng.range(-0.5, 0.5)
     } else {
         rng.range(0.0, std::f32::consts::TAU)
     };
     let light_angle = rng.range(0.0, std::f32::consts::TAU);
     let black_level = rng.range(8.0, 60.0);
     let black_tint = [rng.range(0.9, 1.2), 1.0, rng.range(0.9, 1.1)];
-    let white_level = rng.range(190.0, 250.0);
+    let white_level = rng.range(200.0, 250.0);
     let tint = rng.range(-0.06, 0.06);
     StoneStyle {
-        radius: rng.range(0.43, 0.49) * cellf,
+        radius: rng.range(0.43, 0.5) * cellf,
+        // Go grids are 22 × 23.7 mm, so a rectified square cell squeezes stones vertically.
+        aspect: rng.range(0.9, 1.05),
         parallax: [parallax_len * angle.cos(), parallax_len * angle.sin()],
         light: [light_angle.cos(), light_angle.sin()],
         black: [
@@ -451,7 +506,7 @@ fn draw_stone(
         top[1] + style.light[1] * radius * 0.45,
     ];
     let hs2 = 2.0 * (style.highlight_sigma * radius).powi(2);
-    let reach = radius + 2.0;
+    let reach = radius * 1.06 + 2.0;
     let x0 = (base[0].min(top[0]) - reach).floor().max(0.0) as usize;
     let y0 = (base[1].min(top[1]) - reach).floor().max(0.0) as usize;
     let x1 = ((base[0].max(top[0]) + reach).ceil() as usize).min(canvas.side);
@@ -464,12 +519,15 @@ fn draw_stone(
             let t =
                 (((fx - base[0]) * seg[0] + (fy - base[1]) * seg[1]) / seg_len2).clamp(0.0, 1.0);
             let (cx, cy) = (base[0] + seg[0] * t, base[1] + seg[1] * t);
-            let d = ((fx - cx).powi(2) + (fy - cy).powi(2)).sqrt();
+            let d = ((fx - cx).powi(2) + ((fy - cy) / style.aspect).powi(2)).sqrt();
             let alpha = (radius + 0.5 - d).clamp(0.0, 1.0);
             if alpha <= 0.0 {
                 continue;
             }
-            let (tx, ty) = ((fx - top[0]) / radius, (fy - top[1]) / radius);
+            let (tx, ty) = (
+                (fx - top[0]) / radius,
+                (fy - top[1]) / (radius * style.aspect),
+            );
             let r2 = (tx * tx + ty * ty).min(1.5);
             let side_part = r2 > 1.0;
             let facing = tx * style.light[0] + ty * style.light[1];
@@ -496,13 +554,13 @@ fn draw_stone(
 }
 
 /// Uneven light, colour casts and glare, applied to the scene before the camera sees it.
-fn lighting(canvas: &mut Canvas, rng: &mut Rng, cellf: f32) {
+fn lighting(canvas: &mut Canvas, rng: &mut Rng, cellf: f32, k: f32) {
     let side = canvas.side as f32;
-    let gx = rng.range(-0.4, 0.4);
-    let gy = rng.range(-0.4, 0.4);
-    let vignette = rng.range(0.0, 0.35);
-    let exposure = rng.range(0.75, 1.3);
-    let gains: Px = match rng.below(5) {
+    let gx = rng.range(-0.4, 0.4) * k;
+    let gy = rng.range(-0.4, 0.4) * k;
+    let vignette = rng.range(0.0, 0.35) * k;
+    let exposure = 1.0 + rng.range(-0.3, 0.45) * k;
+    let cast: Px = match rng.below(5) {
         0 => [1.0, 1.0, 1.0],
         1 => [rng.range(0.75, 0.95), 1.0, rng.range(1.0, 1.15)], // warm (tungsten)
         2 => [rng.range(1.0, 1.2), 1.0, rng.range(0.85, 1.0)],   // cool (daylight/shade)
@@ -513,13 +571,14 @@ fn lighting(canvas: &mut Canvas, rng: &mut Rng, cellf: f32) {
         ], // LED
         _ => [rng.range(0.93, 1.07), 1.0, rng.range(0.93, 1.07)],
     };
+    let gains = cast.map(|g| 1.0 + (g - 1.0) * k);
     let mut glares: Vec<([f32; 2], f32, f32)> = Vec::new();
     for _ in 0..rng.below(4) {
         if rng.chance(0.6) {
             glares.push((
                 [rng.range(0.0, side), rng.range(0.0, side)],
-                rng.range(0.4, 3.0) * cellf,
-                rng.range(20.0, 160.0),
+                rng.range(0.3, 2.0) * cellf,
+                rng.range(20.0, 130.0) * k,
             ));
         }
     }
@@ -542,7 +601,7 @@ fn lighting(canvas: &mut Canvas, rng: &mut Rng, cellf: f32) {
 }
 
 /// The camera: limited resolution, defocus, sensor noise, 8-bit clipping and JPEG.
-fn camera(canvas: Canvas, rng: &mut Rng) -> opencv::Result<Mat> {
+fn camera(canvas: Canvas, rng: &mut Rng, cellf: f32, k: f32) -> opencv::Result<Mat> {
     let side = canvas.side as i32;
     let flat: Vec<f32> = canvas.px.iter().flatten().copied().collect();
     let mut image = Mat::new_rows_cols_with_default(side, side, core::CV_32FC3, Scalar::all(0.0))?;
@@ -553,8 +612,9 @@ fn camera(canvas: Canvas, rng: &mut Rng) -> opencv::Result<Mat> {
             .collect::<Vec<_>>(),
     );
 
+    image = misregister(&image, rng, cellf, k)?;
     let downscale = if rng.chance(0.5) {
-        rng.range(1.0, 3.2)
+        1.0 + rng.range(0.0, 2.2) * k
     } else {
         1.0
     };
@@ -578,7 +638,7 @@ fn camera(canvas: Canvas, rng: &mut Rng) -> opencv::Result<Mat> {
             imgproc::INTER_LINEAR,
         )?;
     }
-    let sigma = rng.range(0.0, 1.3);
+    let sigma = rng.range(0.0, 1.3) * k;
     if sigma > 0.3 {
         let mut blurred = Mat::default();
         imgproc::gaussian_blur(
@@ -591,7 +651,24 @@ fn camera(canvas: Canvas, rng: &mut Rng) -> opencv::Result<Mat> {
         )?;
         image = blurred;
     }
-    let noise = rng.range(0.0, 7.0);
+    // Webcams and phones sharpen, which rings dark around white stones and light around
+    // black ones.
+    if rng.chance(0.35) {
+        let amount = (rng.range(0.3, 1.5) * k) as f64;
+        let mut soft = Mat::default();
+        imgproc::gaussian_blur(
+            &image,
+            &mut soft,
+            Size::new(0, 0),
+            rng.range(1.0, 2.5) as f64,
+            0.0,
+            core::BORDER_REPLICATE,
+        )?;
+        let mut sharp = Mat::default();
+        core::add_weighted(&image, 1.0 + amount, &soft, -amount, 0.0, &mut sharp, -1)?;
+        image = sharp;
+    }
+    let noise = rng.range(0.0, 7.0) * k;
     if noise > 0.2 {
         let mut noise_rng = Rng::new(rng.next_u64());
         for p in image.data_typed_mut::<core::Vec3f>()? {
@@ -604,13 +681,60 @@ fn camera(canvas: Canvas, rng: &mut Rng) -> opencv::Result<Mat> {
     let mut bytes = Mat::default();
     image.convert_to(&mut bytes, core::CV_8UC3, 1.0, 0.0)?;
     if rng.chance(0.7) {
-        let quality = rng.range(30.0, 95.0) as i32;
+        let quality = (95.0 - rng.range(0.0, 65.0) * k) as i32;
         let mut buf = Vector::<u8>::new();
         let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, quality]);
         imgcodecs::imencode(".jpg", &bytes, &mut buf, &params)?;
         bytes = imgcodecs::imdecode(&buf, imgcodecs::IMREAD_COLOR)?;
     }
     Ok(bytes)
+}
+
+/// The grid as a real rectification leaves it: the corners a little off (shift, scale,
+/// rotation) and lens distortion bending lines, so points are up to ~0.15 cell from where
+/// the convention puts them. Stones move with their points, so labels stay right.
+fn misregister(image: &Mat, rng: &mut Rng, cellf: f32, k: f32) -> opencv::Result<Mat> {
+    if rng.chance(0.15) {
+        return Ok(image.clone());
+    }
+    let side = image.rows();
+    let half = side as f32 / 2.0;
+    let shift = [
+        rng.range(-0.1, 0.1) * cellf * k,
+        rng.range(-0.1, 0.1) * cellf * k,
+    ];
+    let scale_err = rng.range(-0.008, 0.008) * k;
+    let rotation = rng.range(-0.006, 0.006) * k;
+    let bend = rng.range(0.0, 0.06) * cellf * k;
+    let bend_freq = [rng.range(0.5, 2.0), rng.range(0.5, 2.0)];
+    let phase = [rng.range(0.0, 6.3), rng.range(0.0, 6.3)];
+    let mut map_x = Mat::new_rows_cols_with_default(side, side, core::CV_32F, Scalar::all(0.0))?;
+    let mut map_y = map_x.clone();
+    for y in 0..side {
+        let (mx, my) = (map_x.at_row_mut::<f32>(y)?, map_y.at_row_mut::<f32>(y)?);
+        for x in 0..side as usize {
+            let (u, v) = (x as f32 - half, y as f32 - half);
+            let (nu, nv) = (u / half, v / half);
+            mx[x] = x as f32 + shift[0] + scale_err * u - rotation * v
+                + bend * (bend_freq[0] * nv * std::f32::consts::PI + phase[0]).sin();
+            my[x] = y as f32
+                + shift[1]
+                + scale_err * v
+                + rotation * u
+                + bend * (bend_freq[1] * nu * std::f32::consts::PI + phase[1]).sin();
+        }
+    }
+    let mut out = Mat::default();
+    imgproc::remap(
+        image,
+        &mut out,
+        &map_x,
+        &map_y,
+        imgproc::INTER_LINEAR,
+        core::BORDER_REPLICATE,
+        Scalar::default(),
+    )?;
+    Ok(out)
 }
 
 #[cfg(test)]
