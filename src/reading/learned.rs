@@ -565,7 +565,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_small_synthetic_training_set_reads_a_held_out_board() {
+    fn a_small_synthetic_training_set_reads_held_out_boards() {
         // Half the training range of defects keeps this quick (24 boards, a second of
         // training); the full range needs the full run (see models/README.md).
         let train = synthetic_dataset(0..24, 32, 0.5, 0.4).unwrap();
@@ -575,8 +575,13 @@ mod tests {
             iterations: 150,
         };
         let model = StoneModel::train(&train, &calibration, params).unwrap();
-        let board = synth::render_with(9_000_001, 19, 32, 0.5).unwrap();
-        let accuracy = board_accuracy(&model, &board).unwrap();
+        // Five 19×19 boards the training never saw, judged together: at this size of
+        // training set about one board in ten still reads a few points wrong.
+        let mut accuracy = 0.0;
+        for seed in 9_000_001..9_000_006 {
+            let board = synth::render_with(seed, 19, 32, 0.5).unwrap();
+            accuracy += board_accuracy(&model, &board).unwrap() / 5.0;
+        }
         assert!(accuracy >= 0.99, "held-out accuracy {accuracy}");
     }
 

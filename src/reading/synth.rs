@@ -294,7 +294,7 @@ pub fn render_with(seed: u64, size: usize, cell: i32, severity: f32) -> opencv::
         })
         .collect();
 
-    shadows(&mut canvas, &mut rng, &stones, &style, cellf)?;
+    shadows(&mut canvas, &mut rng, &stones, &style, cellf, k)?;
 
     // Stones nearer the camera (against the parallax direction) cover those behind them.
     let mut order: Vec<usize> = (0..stones.len()).collect();
@@ -440,29 +440,46 @@ fn shadows(
     stones: &[(usize, [f32; 2], f32)],
     style: &StoneStyle,
     cellf: f32,
+    k: f32,
 ) -> opencv::Result<()> {
-    let strength = rng.range(0.0, 0.5);
+    // A lamp low beside the board casts shadows a whole cell long and nearly black
+    // (gomrade 1), which a reader must not take for black stones.
+    let long = rng.chance(0.3 * k);
+    let strength = if long {
+        rng.range(0.3, 0.6)
+    } else {
+        rng.range(0.0, 0.5)
+    };
     if stones.is_empty() || strength < 0.03 {
         return Ok(());
     }
-    let offset = rng.range(0.03, 0.2) * cellf;
+    let offset = if long {
+        rng.range(0.3, 0.9)
+    } else {
+        rng.range(0.03, 0.2)
+    } * cellf;
     let sigma = rng.range(0.06, 0.25) * cellf;
     let side = canvas.side as i32;
     let mut mask = Mat::new_rows_cols_with_default(side, side, core::CV_32F, Scalar::all(0.0))?;
+    let steps = (offset / (0.15 * cellf)).ceil().max(1.0) as i32;
     for &(_, centre, radius) in stones {
-        let c = core::Point::new(
-            (centre[0] - style.light[0] * offset + style.parallax[0] * 0.5).round() as i32,
-            (centre[1] - style.light[1] * offset + style.parallax[1] * 0.5).round() as i32,
-        );
-        imgproc::circle(
-            &mut mask,
-            c,
-            (radius * 1.02).round() as i32,
-            Scalar::all(1.0),
-            -1,
-            imgproc::LINE_AA,
-            0,
-        )?;
+        // The shadow is the stone's silhouette swept away from the light.
+        for step in 0..=steps {
+            let t = offset * step as f32 / steps as f32;
+            let c = core::Point::new(
+                (centre[0] - style.light[0] * t + style.parallax[0] * 0.5).round() as i32,
+                (centre[1] - style.light[1] * t + style.parallax[1] * 0.5).round() as i32,
+            );
+            imgproc::circle(
+                &mut mask,
+                c,
+                (radius * 1.02).round() as i32,
+                Scalar::all(1.0),
+                -1,
+                imgproc::LINE_AA,
+                0,
+            )?;
+        }
     }
     let mut soft = Mat::default();
     imgproc::gaussian_blur(
