@@ -294,6 +294,9 @@ mod tests {
                 distortion: vec![-0.1, 0.01, 0.0, 0.0, 0.0],
                 rms_error: None,
             }),
+            markers: Some(crate::geometry::markers::MarkerLayout {
+                positions: [(0, [-1.5, -1.5]), (3, [-1.5, 13.5])].into(),
+            }),
         };
         calibration.save(&path).unwrap();
         assert_eq!(Calibration::load(&path).unwrap(), calibration);

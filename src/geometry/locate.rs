@@ -77,25 +77,65 @@ pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
     } else {
         imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
     }
-    let response = LineResponse::new(&gray)?;
-    let segments = response.segments()?;
-    let mut located = Located {
-        segments: segments.clone(),
-        ..Located::default()
-    };
-    match fit_grid(&response, &segments, size) {
-        Ok(geometry) => {
-            located.geometry = Some(largest_board(
-                &response,
-                &segments,
-                geometry,
-                size,
-                &mut located.notes,
-            ));
+    let mut located = Located::default();
+    let mut reasons = Vec::new();
+    for scale in [Scale::BOARD_FILLS_FRAME, Scale::SMALL_BOARD] {
+        let response = LineResponse::new(&gray, scale)?;
+        let segments = response.segments(scale)?;
+        match fit_grid(&response, &segments, size) {
+            Ok(geometry) => {
+                located.geometry = Some(largest_board(
+                    &response,
+                    &segments,
+                    geometry,
+                    size,
+                    &mut located.notes,
+                ));
+                located.segments = segments;
+                return Ok(located);
+            }
+            Err(reason) => {
+                if located.segments.is_empty() {
+                    located.segments = segments;
+                }
+                reasons.push(reason);
+            }
         }
-        Err(reason) => located.notes.push(reason),
     }
+    // The most specific reason: "the grid does not match" says more than "no grid".
+    located.notes.push(
+        reasons
+            .iter()
+            .find(|r| r.as_str() != NO_GRID)
+            .or(reasons.first())
+            .cloned()
+            .unwrap_or_else(|| NO_GRID.into()),
+    );
     Ok(located)
+}
+
+/// The scale of the filters, relative to the working image's longest side. A board that
+/// fills the frame has grid spacings of 30–60 px at 1000 px; one seen from across the
+/// room has 10–20 px, where the first filter is as wide as a stone and the first segment
+/// length longer than the line runs between stones. The finer pass runs only when the
+/// first finds nothing.
+#[derive(Clone, Copy)]
+struct Scale {
+    /// The black-hat kernel is the longest side over this.
+    kernel_divisor: f64,
+    /// The shortest segment kept is the longest side over this.
+    segment_divisor: f64,
+}
+
+impl Scale {
+    const BOARD_FILLS_FRAME: Scale = Scale {
+        kernel_divisor: 150.0,
+        segment_divisor: 40.0,
+    };
+    const SMALL_BOARD: Scale = Scale {
+        kernel_divisor: 300.0,
+        segment_divisor: 80.0,
+    };
 }
 
 /// Looks for a second board among the segments outside the one found, and keeps the
@@ -162,6 +202,8 @@ fn inside(quad: &[[f64; 2]; 4], p: [f64; 2]) -> bool {
 /// The black-hat response of a grayscale image, kept as plain bytes for fast sampling.
 struct LineResponse {
     mat: Mat,
+    /// The grayscale image itself, row-major, for telling stones from bare wood.
+    gray: Vec<u8>,
     width: i32,
     height: i32,
     /// The response level above which a pixel counts as "on a line".
@@ -169,10 +211,10 @@ struct LineResponse {
 }
 
 impl LineResponse {
-    fn new(gray: &Mat) -> opencv::Result<Self> {
+    fn new(gray: &Mat, scale: Scale) -> opencv::Result<Self> {
         let longest = gray.cols().max(gray.rows());
         // Wider than a grid line at any usable distance, narrower than a stone.
-        let k = ((longest as f64 / 150.0).round() as i32).max(5) | 1;
+        let k = ((f64::from(longest) / scale.kernel_divisor).round() as i32).max(3) | 1;
         let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_RECT, Size::new(k, k))?;
         let mut mat = Mat::default();
         imgproc::morphology_ex(
@@ -193,7 +235,13 @@ impl LineResponse {
         // Grid lines cover a few percent of a frame; the 90th percentile sits just under
         // them on every photo seen, with a floor for frames that show no lines at all.
         let on_line = percentile(mat.data_bytes()?, 0.90).max(10);
+        let gray = if gray.is_continuous() {
+            gray.data_bytes()?.to_vec()
+        } else {
+            gray.try_clone()?.data_bytes()?.to_vec()
+        };
         Ok(LineResponse {
+            gray,
             width: mat.cols(),
             height: mat.rows(),
             mat,
@@ -212,7 +260,51 @@ impl LineResponse {
             .map_or(0, |bytes| bytes[(yi * self.width + xi) as usize])
     }
 
-    fn segments(&self) -> opencv::Result<Vec<[f64; 4]>> {
+    fn gray_at(&self, [x, y]: [f64; 2]) -> Option<f64> {
+        let (xi, yi) = (x.round() as i32, y.round() as i32);
+        (xi >= 0 && yi >= 0 && xi < self.width && yi < self.height)
+            .then(|| f64::from(self.gray[(yi * self.width + xi) as usize]))
+    }
+
+    /// Whether a stone seems to stand on lattice point (`column`, `row`): the point is
+    /// clearly darker, or clearly lighter, than all four square centres around it. Those
+    /// lie 0.7 of a spacing away, beyond any stone on the point and in the gaps between
+    /// stones on neighbouring points, so they show the board even on a crowded one; off
+    /// the board, point and squares alike show the table.
+    fn stone_at(&self, grid: &RoughGrid, column: f64, row: f64) -> bool {
+        let median_of = |samples: &mut Vec<f64>| -> Option<f64> {
+            if samples.len() < 3 {
+                return None;
+            }
+            samples.sort_by(f64::total_cmp);
+            Some(samples[samples.len() / 2])
+        };
+        let around = |dc: f64, dr: f64, reach: f64| -> Option<f64> {
+            let mut samples: Vec<f64> =
+                [(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
+                    .iter()
+                    .filter_map(|&(a, b)| {
+                        self.gray_at(grid.point(column + dc + a * reach, row + dr + b * reach))
+                    })
+                    .collect();
+            median_of(&mut samples)
+        };
+        let Some(point) = around(0.0, 0.0, 0.15) else {
+            return false;
+        };
+        let squares: Vec<f64> = [(0.5, 0.5), (0.5, -0.5), (-0.5, 0.5), (-0.5, -0.5)]
+            .iter()
+            .filter_map(|&(dc, dr)| around(dc, dr, 0.08))
+            .collect();
+        if squares.len() < 4 {
+            return false;
+        }
+        let margin = |square: f64| (0.2 * square).max(20.0);
+        squares.iter().all(|&q| point < q - margin(q))
+            || squares.iter().all(|&q| point > q + margin(q))
+    }
+
+    fn segments(&self, scale: Scale) -> opencv::Result<Vec<[f64; 4]>> {
         let mut binary = Mat::default();
         imgproc::threshold(
             &self.mat,
@@ -222,7 +314,7 @@ impl LineResponse {
             imgproc::THRESH_BINARY,
         )?;
         let longest = f64::from(self.width.max(self.height));
-        let min_length = longest / 40.0;
+        let min_length = longest / scale.segment_divisor;
         let mut lines = Vector::<Vec4i>::new();
         imgproc::hough_lines_p(
             &binary,
@@ -618,7 +710,23 @@ fn coverage(
     if inside < SAMPLES / 2 {
         return 0.0;
     }
-    hits as f64 / SAMPLES as f64
+    let lines = hits as f64 / SAMPLES as f64;
+    // Stones stand on the lines and hide them: on a crowded board an edge line may show
+    // little of itself, but its points hold stones, which the table beyond never does.
+    let points: Vec<i64> = (across.0 + 1..across.1).collect();
+    let stones = points
+        .iter()
+        .filter(|&&t| {
+            let (column, row) = if along_columns {
+                (index as f64, t as f64)
+            } else {
+                (t as f64, index as f64)
+            };
+            response.stone_at(grid, column, row)
+        })
+        .count() as f64
+        / points.len().max(1) as f64;
+    lines + stones * (1.0 - lines)
 }
 
 fn fit_grid(
@@ -755,25 +863,29 @@ fn fit_grid_along(
         Some(n) => vec![n],
         None => GO_SIZES.to_vec(),
     };
-    let mut chosen = None;
+    // The board is the window that holds the covered lines and leaves none outside: a 9×9
+    // window inside a 19×19 grid leaves strong lines out, a 19×19 window round a 9×9 board
+    // takes in empty ones.
+    let mut chosen: Option<(f64, usize, i64, i64, f64)> = None;
     for &n in &candidates {
-        let Some((row_start, row_min)) = best_window(&row_coverage, n) else {
+        let Some((row_start, row_fit, row_min)) = best_window(&row_coverage, n) else {
             continue;
         };
-        let Some((column_start, column_min)) = best_window(&column_coverage, n) else {
+        let Some((column_start, column_fit, column_min)) = best_window(&column_coverage, n) else {
             continue;
         };
-        let weakest = row_min.min(column_min);
-        if size.is_some() || weakest >= MIN_LINE_COVERAGE {
+        let fit = row_fit + column_fit;
+        if chosen.as_ref().is_none_or(|c| fit > c.0) {
             chosen = Some((
+                fit,
                 n,
                 row_span.0 + row_start as i64,
                 column_span.0 + column_start as i64,
-                weakest,
+                row_min.min(column_min),
             ));
-            break;
         }
     }
+    let chosen = chosen.map(|(_, n, row0, column0, weakest)| (n, row0, column0, weakest));
     let visible = longest_covered_run(&row_coverage).min(longest_covered_run(&column_coverage));
     let mismatch = |n: usize| {
         format!(
@@ -814,21 +926,32 @@ fn fit_grid_along(
 /// Stones on an edge line hide at most about half of it in a real game.
 const MIN_LINE_COVERAGE: f64 = 0.2;
 
-/// The start of the run of `n` lines with the most coverage, and the weakest line in it.
-fn best_window(coverage: &[f64], n: usize) -> Option<(usize, f64)> {
+/// The start of the run of `n` lines that best separates covered lines from bare ones,
+/// how well it does (every line inside counts by how far its coverage exceeds
+/// [`ABSENT_LINE`], every line outside by how far it does), and the weakest line in it.
+fn best_window(coverage: &[f64], n: usize) -> Option<(usize, f64, f64)> {
     if coverage.len() < n {
         return None;
     }
+    let outside_total: f64 = coverage.iter().map(|c| (c - ABSENT_LINE).max(0.0)).sum();
     (0..=coverage.len() - n)
         .map(|start| {
             let window = &coverage[start..start + n];
-            let total: f64 = window.iter().sum();
+            let inside: f64 = window.iter().map(|c| c - ABSENT_LINE).sum();
+            let left_out = outside_total
+                - window
+                    .iter()
+                    .map(|c| (c - ABSENT_LINE).max(0.0))
+                    .sum::<f64>();
             let weakest = window.iter().copied().fold(f64::MAX, f64::min);
-            (start, total, weakest)
+            (start, inside - left_out, weakest)
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(start, _, weakest)| (start, weakest))
 }
+
+/// The coverage of a line that is not there: a little comes from stones' edges, board
+/// grain and clutter.
+const ABSENT_LINE: f64 = 0.1;
 
 fn longest_covered_run(coverage: &[f64]) -> usize {
     let mut best = 0;
@@ -1003,7 +1126,11 @@ mod tests {
     #[test]
     fn the_best_window_is_the_covered_run() {
         let coverage = [0.0, 0.05, 0.9, 0.8, 0.95, 0.7, 0.85, 0.1, 0.0];
-        assert_eq!(best_window(&coverage, 5), Some((2, 0.7)));
+        let (start, _, weakest) = best_window(&coverage, 5).unwrap();
+        assert_eq!((start, weakest), (2, 0.7));
+        // A wider window takes in bare lines; a narrower one leaves covered lines out.
+        let fit = |n| best_window(&coverage, n).unwrap().1;
+        assert!(fit(5) > fit(7) && fit(5) > fit(3));
         assert_eq!(longest_covered_run(&coverage), 5);
     }
 
