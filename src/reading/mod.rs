@@ -73,6 +73,17 @@ impl Observation {
 /// are about 9 mm thick on a 22 mm grid, so their middle is 0.2 of a spacing up.
 pub const STONE_MIDDLE_HEIGHT: f64 = 0.2;
 
+/// The lowest camera, in grid spacings above the board, taken as a real camera (5
+/// spacings are 11 cm).
+const MIN_CAMERA_HEIGHT: f64 = 5.0;
+
+/// The most oblique view, in degrees from vertical at the board's centre, whose recovered
+/// pose is trusted; boards are read up to about 50°.
+const MAX_TILT: f64 = 60.0;
+
+/// The largest shift of a stone's body from its point, in cells, taken as real.
+const MAX_PARALLAX: f64 = 0.35;
+
 /// For every point (row by row), where the body of a stone standing on it appears in the
 /// rectified board, as an offset in cells. On an oblique photo a stone's body is pushed
 /// away from the camera, by a tenth of a cell or more at the far edge; the readers look
@@ -82,12 +93,29 @@ pub fn parallax_shifts(
     image_width: f64,
     image_height: f64,
 ) -> Vec<[f64; 2]> {
-    let camera = geometry.camera_position(image_width, image_height);
+    // A camera closer than a few spacings to the board, or looking flatter than any
+    // usable view, is not a camera but a homography no pinhole explains well (a drawn or
+    // stitched picture, a wrong focal length): trust no parallax from it.
     let size = geometry.size;
+    let centre = (size - 1) as f64 / 2.0;
+    let camera = geometry
+        .camera_position(image_width, image_height)
+        .filter(|c| c.height >= MIN_CAMERA_HEIGHT)
+        .filter(|c| (c.x - centre).hypot(c.y - centre) <= c.height * MAX_TILT.to_radians().tan());
     (0..size * size)
         .map(|i| {
             camera.map_or([0.0, 0.0], |c| {
-                c.parallax((i % size) as f64, (i / size) as f64, STONE_MIDDLE_HEIGHT)
+                let [dx, dy] =
+                    c.parallax((i % size) as f64, (i / size) as f64, STONE_MIDDLE_HEIGHT);
+                // Beyond this a stone's body would sit on its neighbour's point, which
+                // no usable view does; the pose is then wrong, not the stone.
+                let length = dx.hypot(dy);
+                let limit = MAX_PARALLAX.min(length);
+                if length > 0.0 {
+                    [dx / length * limit, dy / length * limit]
+                } else {
+                    [0.0, 0.0]
+                }
             })
         })
         .collect()
