@@ -31,6 +31,7 @@ pub struct DetectOptions {
     pub corners: Option<[[f64; 2]; 4]>,
     pub calibration: Option<PathBuf>,
     pub debug_dir: Option<PathBuf>,
+    pub reader: reading::ReaderChoice,
 }
 
 #[derive(Clone, Debug)]
@@ -59,16 +60,20 @@ pub enum DetectError {
     OpenCv(#[from] opencv::Error),
     #[error("cannot write the debug pictures: {0}")]
     Debug(String),
+    #[error("{0}")]
+    Model(String),
 }
 
 impl DetectError {
-    /// The process exit status: 2 unreadable input (photo, options, calibration file),
+    /// The process exit status: 2 unreadable input (photo, options, calibration file,
+    /// stone model),
     /// 3 no board found, 4 an internal failure.
     pub fn exit_code(&self) -> u8 {
         match self {
             DetectError::Unreadable(_)
             | DetectError::Calibration(_)
-            | DetectError::BadOptions(_) => 2,
+            | DetectError::BadOptions(_)
+            | DetectError::Model(_) => 2,
             DetectError::NoBoard { .. } => 3,
             DetectError::OpenCv(_) | DetectError::Debug(_) => 4,
         }
@@ -105,6 +110,19 @@ pub fn parse_corners(text: &str) -> Result<[[f64; 2]; 4], String> {
 }
 
 pub fn detect(path: &Path, options: &DetectOptions) -> Result<Detection, DetectError> {
+    let (reader, note) =
+        reading::Reader::load(options.reader).map_err(|e| DetectError::Model(format!("{e:#}")))?;
+    let mut detection = detect_with(path, options, &reader)?;
+    detection.notes.extend(note);
+    Ok(detection)
+}
+
+/// As [`detect`], with a reader already loaded (so a batch loads the model once).
+pub fn detect_with(
+    path: &Path,
+    options: &DetectOptions,
+    reader: &reading::Reader,
+) -> Result<Detection, DetectError> {
     let mut timings = Vec::new();
     let mut notes = Vec::new();
     let mut clock = Instant::now();
@@ -226,7 +244,7 @@ pub fn detect(path: &Path, options: &DetectOptions) -> Result<Detection, DetectE
     lap("rectify", &mut timings);
     let shifts =
         reading::parallax_shifts(&geometry, f64::from(image.cols()), f64::from(image.rows()));
-    let observation = reading::baseline::read_shifted(&rectified, geometry.size, CELL, &shifts)?;
+    let observation = reader.read(&rectified, geometry.size, CELL, &shifts)?;
     lap("reading", &mut timings);
 
     if let Some(dir) = &options.debug_dir {

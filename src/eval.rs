@@ -1,7 +1,8 @@
 //! `kradan eval-photos`: run `detect` over a manifest of photos with known positions.
 
-use crate::detect::{DetectOptions, detect};
+use crate::detect::{DetectOptions, detect_with};
 use crate::games::Occupancy;
+use crate::reading::Reader;
 use serde::Deserialize;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -92,7 +93,9 @@ pub fn errors_under_best_rotation(found: &Occupancy, truth: &Occupancy) -> usize
     best.min(truth.width() * truth.height())
 }
 
-pub fn evaluate(manifest: &Path) -> anyhow::Result<Vec<PhotoResult>> {
+/// Reads every photo of a manifest with automatic board finding and the given reader
+/// (loaded once for the whole run).
+pub fn evaluate(manifest: &Path, reader: &Reader) -> anyhow::Result<Vec<PhotoResult>> {
     let text = std::fs::read_to_string(manifest)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", manifest.display()))?;
     let folder = manifest.parent().unwrap_or(Path::new("."));
@@ -112,7 +115,7 @@ pub fn evaluate(manifest: &Path) -> anyhow::Result<Vec<PhotoResult>> {
             ..DetectOptions::default()
         };
         let started = std::time::Instant::now();
-        let outcome = detect(&folder.join(&record.image), &options);
+        let outcome = detect_with(&folder.join(&record.image), &options, reader);
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let points = truth.width() * truth.height();
         let (found, errors, message) = match outcome {

@@ -3,6 +3,7 @@
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use kradan::geometry::calibration::Calibration;
+use kradan::reading::ReaderChoice;
 use kradan::replay::Report;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -57,6 +58,10 @@ enum Command {
         /// Write pictures of the found lines, the fitted grid and each point's call here.
         #[arg(long)]
         debug_dir: Option<PathBuf>,
+        /// Which cell reader: auto (the learned model, or the baseline when the model
+        /// file is missing), learned, or baseline (colour statistics).
+        #[arg(long, default_value = "auto")]
+        reader: ReaderChoice,
     },
     /// Run detect over a manifest of photos with known positions (one JSON record per
     /// line: set, image relative to the manifest, size, truth rows) and report accuracy.
@@ -64,6 +69,10 @@ enum Command {
         manifest: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Which cell reader: auto (the learned model, or the baseline when the model
+        /// file is missing), learned, or baseline (colour statistics).
+        #[arg(long, default_value = "auto")]
+        reader: ReaderChoice,
     },
     /// Calibrate a camera from photos of a printed chessboard and write the "camera" part
     /// of a calibration file (kept with the file's corners when it exists).
@@ -143,8 +152,19 @@ fn main() -> ExitCode {
             calibration,
             json,
             debug_dir,
-        } => detect(image, size, corners, calibration, json, debug_dir),
-        Command::EvalPhotos { manifest, json } => match kradan::eval::evaluate(&manifest) {
+            reader,
+        } => detect(image, size, corners, calibration, json, debug_dir, reader),
+        Command::EvalPhotos {
+            manifest,
+            json,
+            reader,
+        } => match kradan::reading::Reader::load(reader).and_then(|(reader, note)| {
+            if let Some(note) = note {
+                eprintln!("kradan: {note}");
+            }
+            eprintln!("kradan: reading with the {} reader", reader.name());
+            kradan::eval::evaluate(&manifest, &reader)
+        }) {
             Ok(results) => {
                 if json {
                     print_or_exit(&format!("{}\n", kradan::eval::report_json(&results)))
@@ -203,6 +223,7 @@ fn detect(
     calibration: Option<PathBuf>,
     json: bool,
     debug_dir: Option<PathBuf>,
+    reader: ReaderChoice,
 ) -> ExitCode {
     let corners = match corners
         .as_deref()
@@ -220,6 +241,7 @@ fn detect(
         corners,
         calibration,
         debug_dir,
+        reader,
     };
     match kradan::detect::detect(&image, &options) {
         Ok(detection) => {
@@ -378,6 +400,7 @@ fn calibrate_markers(
         corners,
         calibration: None,
         debug_dir: None,
+        reader: ReaderChoice::Baseline,
     };
     let detection = kradan::detect::detect(image, &options)?;
     let loaded = kradan::source::image::load(image)?;

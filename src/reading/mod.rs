@@ -69,6 +69,88 @@ impl Observation {
     }
 }
 
+/// Which reader to use, as a user names it (`--reader`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReaderChoice {
+    /// The learned model when its file loads, else the baseline (with a note saying so).
+    #[default]
+    Auto,
+    Learned,
+    Baseline,
+}
+
+impl std::str::FromStr for ReaderChoice {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "auto" => Ok(ReaderChoice::Auto),
+            "learned" => Ok(ReaderChoice::Learned),
+            "baseline" => Ok(ReaderChoice::Baseline),
+            other => Err(format!(
+                "unknown reader {other:?}: expected auto, learned or baseline"
+            )),
+        }
+    }
+}
+
+/// A cell reader ready to run: the learned model (`models/stones.yml.gz`), which measured
+/// better on the real photos and on rendered boards, or the colour-statistics baseline
+/// it was compared with (`models/README.md`).
+pub enum Reader {
+    Learned(learned::StoneModel),
+    Baseline,
+}
+
+impl Reader {
+    /// The reader `choice` names, and a note when `Auto` had to fall back.
+    pub fn load(choice: ReaderChoice) -> anyhow::Result<(Reader, Option<String>)> {
+        match choice {
+            ReaderChoice::Baseline => Ok((Reader::Baseline, None)),
+            ReaderChoice::Learned => Ok((
+                Reader::Learned(learned::StoneModel::load(
+                    learned::StoneModel::default_path(),
+                )?),
+                None,
+            )),
+            ReaderChoice::Auto => {
+                match learned::StoneModel::load(learned::StoneModel::default_path()) {
+                    Ok(model) => Ok((Reader::Learned(model), None)),
+                    Err(error) => Ok((
+                        Reader::Baseline,
+                        Some(format!(
+                            "{error:#}; read with the colour-statistics baseline"
+                        )),
+                    )),
+                }
+            }
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Reader::Learned(_) => "learned",
+            Reader::Baseline => "baseline",
+        }
+    }
+
+    /// Reads a rectified board; `shifts` (cells, per point) say where stones' bodies
+    /// appear, for the reader that samples at fixed places (the model learned parallax
+    /// from its training boards).
+    pub fn read(
+        &self,
+        rectified: &Mat,
+        size: usize,
+        cell: i32,
+        shifts: &[[f64; 2]],
+    ) -> opencv::Result<Observation> {
+        match self {
+            Reader::Learned(model) => model.read(rectified, size, cell),
+            Reader::Baseline => baseline::read_shifted(rectified, size, cell, shifts),
+        }
+    }
+}
+
 /// Height above the board, in grid spacings, of the middle of a stone's body: Go stones
 /// are about 9 mm thick on a 22 mm grid, so their middle is 0.2 of a spacing up.
 pub const STONE_MIDDLE_HEIGHT: f64 = 0.2;
