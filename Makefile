@@ -19,6 +19,15 @@ deps:
 
 demo: deps
 	$(CARGO) build --bin kradan
+	@echo "== a photo (rendered) of a 19x19 middle game: the board found with no clicks, every point read"
+	$(CARGO) run -q --bin kradan -- detect samples/go/rendered-19x19.jpg --debug-dir demo-output
+	@echo "(the found lines, the fitted grid and each point's call: demo-output/rendered-19x19-*.png;"
+	@echo " the true position is samples/go/rendered-19x19.txt)"
+	@if [ -f ../shared/data/go-photos/gomrade/2/67.jpg ]; then \
+		echo; echo "== a real photo from ../shared/data (gomrade/2/67.jpg)"; \
+		$(CARGO) run -q --bin kradan -- detect ../shared/data/go-photos/gomrade/2/67.jpg --debug-dir demo-output; \
+	fi
+	@echo
 	@echo "== a classical professional game, checked move by move (legal: exit 0)"
 	$(CARGO) run -q --bin kradan -- replay samples/go/shusaku-gennan-1846.sgf
 	@echo

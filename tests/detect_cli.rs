@@ -914,3 +914,12 @@ fn the_marker_sheet_prints_and_a_photo_without_markers_is_refused() {
         stderr(&output)
     );
 }
+
+#[test]
+fn the_demo_sample_photo_reads_as_its_truth() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/go");
+    let output = run(&["detect", dir.join("rendered-19x19.jpg").to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let truth = std::fs::read_to_string(dir.join("rendered-19x19.txt")).unwrap();
+    assert_eq!(stdout(&output), truth);
+}
