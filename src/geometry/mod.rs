@@ -185,8 +185,9 @@ pub fn homography_from_4(from: &[[f64; 2]; 4], to: &[[f64; 2]; 4]) -> Option<Hom
         for row in 0..8 {
             if row != col {
                 let factor = a[row][col] / a[col][col];
-                for k in col..9 {
-                    a[row][k] -= factor * a[col][k];
+                let pivot_row = a[col];
+                for (value, pivot_value) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                    *value -= factor * pivot_value;
                 }
             }
         }
