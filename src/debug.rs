@@ -57,26 +57,20 @@ pub fn write(
         let green = Scalar::new(0.0, 220.0, 0.0, 0.0);
         for i in 0..grid.size {
             let i = i as f64;
-            let [a, b] = [grid.to_image(i, 0.0), grid.to_image(i, last)];
-            imgproc::line(
-                &mut picture,
-                pt(a[0], a[1]),
-                pt(b[0], b[1]),
-                green,
-                1,
-                imgproc::LINE_AA,
-                0,
-            )?;
-            let [a, b] = [grid.to_image(0.0, i), grid.to_image(last, i)];
-            imgproc::line(
-                &mut picture,
-                pt(a[0], a[1]),
-                pt(b[0], b[1]),
-                green,
-                1,
-                imgproc::LINE_AA,
-                0,
-            )?;
+            for [a, b] in [
+                [grid.to_image(i, 0.0), grid.to_image(i, last)],
+                [grid.to_image(0.0, i), grid.to_image(last, i)],
+            ] {
+                imgproc::line(
+                    &mut picture,
+                    pt(a[0], a[1]),
+                    pt(b[0], b[1]),
+                    green,
+                    1,
+                    imgproc::LINE_AA,
+                    0,
+                )?;
+            }
         }
         for row in 0..grid.size {
             for col in 0..grid.size {

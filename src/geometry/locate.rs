@@ -25,7 +25,7 @@
 //! Each stage can fail on a frame with no board; the locator then says so rather than
 //! return a guessed grid.
 
-use super::{BoardGeometry, Homography, apply};
+use super::{BoardGeometry, Homography, apply, invert};
 use opencv::core::{self, Mat, Point, Size, Vec4i, Vector};
 use opencv::prelude::*;
 use opencv::{calib3d, imgproc};
@@ -375,34 +375,6 @@ fn mul(a: &Homography, b: &Homography) -> Homography {
 
 fn mul_vec(a: &Homography, v: Vec3) -> Vec3 {
     [0, 1, 2].map(|i| a[i][0] * v[0] + a[i][1] * v[1] + a[i][2] * v[2])
-}
-
-fn invert(m: &Homography) -> Option<Homography> {
-    let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    if det.abs() < 1e-15 {
-        return None;
-    }
-    let c =
-        |r0: usize, c0: usize, r1: usize, c1: usize| m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0];
-    Some([
-        [
-            c(1, 1, 2, 2) / det,
-            -c(0, 1, 2, 2) / det,
-            c(0, 1, 1, 2) / det,
-        ],
-        [
-            -c(1, 0, 2, 2) / det,
-            c(0, 0, 2, 2) / det,
-            -c(0, 0, 1, 2) / det,
-        ],
-        [
-            c(1, 0, 2, 1) / det,
-            -c(0, 0, 2, 1) / det,
-            c(0, 0, 1, 1) / det,
-        ],
-    ])
 }
 
 /// The line through a segment, scaled so that `l · (x, y, 1)` is a distance in pixels.
@@ -1010,16 +982,7 @@ fn refine(response: &LineResponse, h: &Homography, n: usize) -> Option<Homograph
         2.0,
     )
     .ok()?;
-    if m.rows() != 3 || m.cols() != 3 {
-        return None;
-    }
-    let mut out = [[0.0; 3]; 3];
-    for (r, row) in out.iter_mut().enumerate() {
-        for (c, value) in row.iter_mut().enumerate() {
-            *value = *m.at_2d::<f64>(r as i32, c as i32).ok()?;
-        }
-    }
-    Some(out)
+    super::homography_from_mat(&m)
 }
 
 /// The line (homogeneous, in pixels) best matching the response along grid line `index`

@@ -7,7 +7,7 @@
 //! them. The markers are the 4×4 dictionary's first ids (`DICT_4X4_50`), large and quick
 //! to detect; a printable sheet comes from `kradan calibrate-markers --print`.
 
-use super::{BoardGeometry, Homography};
+use super::BoardGeometry;
 use opencv::core::{Mat, Point2f, Ptr, Vector};
 use opencv::prelude::*;
 use opencv::{aruco, calib3d, imgproc};
@@ -65,7 +65,7 @@ pub fn draw(id: i32, side: i32) -> opencv::Result<Mat> {
 impl MarkerLayout {
     /// Records where the markers found in an image lie in the grid of `geometry`.
     pub fn measure(geometry: &BoardGeometry, found: &BTreeMap<i32, [f64; 2]>) -> Option<Self> {
-        let to_grid = invert(&geometry.homography)?;
+        let to_grid = super::invert(&geometry.homography)?;
         let positions = found
             .iter()
             .map(|(&id, &pixel)| (id, super::apply(&to_grid, pixel)))
@@ -97,33 +97,14 @@ impl MarkerLayout {
         }
         let h = calib3d::find_homography(&grid, &image, &mut Mat::default(), 0, 3.0)
             .map_err(|e| e.to_string())?;
-        let homography = to_array(&h).ok_or("the markers do not fix the board's plane")?;
+        let homography =
+            super::homography_from_mat(&h).ok_or("the markers do not fix the board's plane")?;
         let geometry = BoardGeometry { size, homography };
         let last = (size - 1) as f64;
         BoardGeometry::from_corners(size, geometry.corners())
             .filter(|_| last > 0.0)
             .ok_or_else(|| "the markers put the board's corners in an impossible place".into())
     }
-}
-
-fn to_array(m: &Mat) -> Option<Homography> {
-    if m.rows() != 3 || m.cols() != 3 {
-        return None;
-    }
-    let mut out = [[0.0; 3]; 3];
-    for (r, row) in out.iter_mut().enumerate() {
-        for (c, value) in row.iter_mut().enumerate() {
-            *value = *m.at_2d::<f64>(r as i32, c as i32).ok()?;
-        }
-    }
-    Some(out)
-}
-
-fn invert(h: &Homography) -> Option<Homography> {
-    let m = Mat::from_slice_2d(h).ok()?;
-    let mut inverse = Mat::default();
-    opencv::core::invert(&m, &mut inverse, opencv::core::DECOMP_LU).ok()?;
-    to_array(&inverse)
 }
 
 /// A printable sheet: the four corner markers (ids 0–3: top-left, top-right, bottom-right,

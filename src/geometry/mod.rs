@@ -156,6 +156,50 @@ fn is_convex(quad: &[[f64; 2]; 4]) -> bool {
         && (turns.iter().all(|&t| t > 1e-9 * scale) || turns.iter().all(|&t| t < -1e-9 * scale))
 }
 
+/// A 3×3 `CV_64F` matrix (what OpenCV's homography functions return) as a [`Homography`].
+pub(crate) fn homography_from_mat(m: &opencv::core::Mat) -> Option<Homography> {
+    use opencv::prelude::*;
+    if m.rows() != 3 || m.cols() != 3 {
+        return None;
+    }
+    let mut out = [[0.0; 3]; 3];
+    for (r, row) in out.iter_mut().enumerate() {
+        for (c, value) in row.iter_mut().enumerate() {
+            *value = *m.at_2d::<f64>(r as i32, c as i32).ok()?;
+        }
+    }
+    Some(out)
+}
+
+/// The inverse of a homography, or `None` when it is singular.
+pub fn invert(m: &Homography) -> Option<Homography> {
+    let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if det.abs() < 1e-15 {
+        return None;
+    }
+    let c =
+        |r0: usize, c0: usize, r1: usize, c1: usize| m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0];
+    Some([
+        [
+            c(1, 1, 2, 2) / det,
+            -c(0, 1, 2, 2) / det,
+            c(0, 1, 1, 2) / det,
+        ],
+        [
+            -c(1, 0, 2, 2) / det,
+            c(0, 0, 2, 2) / det,
+            -c(0, 0, 1, 2) / det,
+        ],
+        [
+            c(1, 0, 2, 1) / det,
+            -c(0, 0, 2, 1) / det,
+            c(0, 0, 1, 1) / det,
+        ],
+    ])
+}
+
 /// Applies a homography to a point.
 pub fn apply(h: &Homography, [x, y]: [f64; 2]) -> [f64; 2] {
     let w = h[2][0] * x + h[2][1] * y + h[2][2];
