@@ -701,6 +701,39 @@ fn coverage(
     lines + stones * (1.0 - lines)
 }
 
+/// The fraction of the `n` crossing lines of grid `h` (grid coordinates to pixels) that
+/// show line response half-way between two parallel lines, at `at` (a row coordinate, or a
+/// column coordinate when `along_columns`): near 1 between two lines of the grid, near 0
+/// in the margin beyond its outer line.
+fn strip_coverage(
+    response: &LineResponse,
+    h: &Homography,
+    along_columns: bool,
+    at: f64,
+    n: usize,
+) -> f64 {
+    let point = |line: f64, t: f64| {
+        if along_columns {
+            apply(h, [t, line])
+        } else {
+            apply(h, [line, t])
+        }
+    };
+    let hits = (0..n)
+        .filter(|&line| {
+            let line = line as f64;
+            let [x, y] = point(line, at);
+            let [ax, ay] = point(line + 0.06, at);
+            let (nx, ny) = (ax - x, ay - y);
+            (-2..=2).any(|j| {
+                response.at(x + nx * f64::from(j) / 2.0, y + ny * f64::from(j) / 2.0)
+                    >= response.on_line
+            })
+        })
+        .count();
+    hits as f64 / n.max(1) as f64
+}
+
 fn fit_grid(
     response: &LineResponse,
     segments: &[[f64; 4]],
@@ -874,11 +907,28 @@ fn fit_grid_along(
     if weakest < MIN_LINE_COVERAGE || visible >= n + 2 {
         return Err(mismatch(n));
     }
-
     let mut grid_to_image = grid_homography(&rough, n, row0, column0).ok_or(NO_GRID)?;
     for _ in 0..2 {
         if let Some(refined) = refine(response, &grid_to_image, n) {
             grid_to_image = refined;
+        }
+    }
+    // The grid's lines stop at its outer lines: beyond them lies the margin, where the
+    // crossing lines do not go on. Where they do, the window is one line short of the
+    // board, or the board's edge was taken for a line; better no grid than a shifted one.
+    let last = (n - 1) as f64;
+    let inside = strip_coverage(response, &grid_to_image, false, last / 2.0 + 0.5, n);
+    for (along_columns, at) in [
+        (false, -0.5),
+        (false, last + 0.5),
+        (true, -0.5),
+        (true, last + 0.5),
+    ] {
+        let margin = strip_coverage(response, &grid_to_image, along_columns, at, n);
+        if margin >= MIN_LINE_COVERAGE && margin > AMBIGUOUS_EDGE * inside.max(MIN_LINE_COVERAGE) {
+            return Err(format!(
+                "the board's edge is unclear: its lines seem to go on beyond the {n}×{n} grid"
+            ));
         }
     }
     let score: f64 = row_coverage[(row0 - row_span.0) as usize..][..n]
@@ -893,6 +943,10 @@ fn fit_grid_along(
         }),
     ))
 }
+
+/// A line beyond the window this close to the window's typical coverage (as a fraction)
+/// makes the window's place ambiguous.
+const AMBIGUOUS_EDGE: f64 = 0.6;
 
 /// Below this fraction of its length showing line response, a line is taken as absent.
 /// Stones on an edge line hide at most about half of it in a real game.
