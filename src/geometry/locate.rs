@@ -701,17 +701,52 @@ fn coverage(
     lines + stones * (1.0 - lines)
 }
 
+/// Where grid `h`'s lines run on beyond its outer lines: `None` when they stop at all four,
+/// else the move of the window (columns, rows) that the overruns call for, (0, 0) when
+/// they run on at both ends of one direction. Each strip is looked at around its middle,
+/// where stones on the lines either side do not reach.
+fn overrun(response: &LineResponse, h: &Homography, n: usize) -> Option<(i64, i64)> {
+    let last = (n - 1) as f64;
+    let middle = (last / 2.0).floor();
+    let inside = strip_coverage(response, h, false, (middle + 0.35, middle + 0.65), n)
+        .max(MIN_LINE_COVERAGE);
+    let runs_on = |along_columns: bool, strip: (f64, f64)| {
+        let margin = strip_coverage(response, h, along_columns, strip, n);
+        margin >= MIN_LINE_COVERAGE && margin > AMBIGUOUS_EDGE * inside
+    };
+    let before = (-0.65, -0.35);
+    let after = (last + 0.35, last + 0.65);
+    let direction = |before: bool, after: bool| -> Option<i64> {
+        match (before, after) {
+            (false, false) => Some(0),
+            (true, false) => Some(-1),
+            (false, true) => Some(1),
+            (true, true) => None,
+        }
+    };
+    let rows = direction(runs_on(false, before), runs_on(false, after));
+    let columns = direction(runs_on(true, before), runs_on(true, after));
+    match (columns, rows) {
+        (Some(0), Some(0)) => None,
+        (Some(c), Some(r)) => Some((c, r)),
+        _ => Some((0, 0)),
+    }
+}
+
 /// The fraction of the `n` crossing lines of grid `h` (grid coordinates to pixels) that
-/// show line response half-way between two parallel lines, at `at` (a row coordinate, or a
-/// column coordinate when `along_columns`): near 1 between two lines of the grid, near 0
-/// in the margin beyond its outer line.
+/// run on through the strip between `from` and `to` (row coordinates, or column
+/// coordinates when `along_columns`): near 1 between two lines of the grid, near 0 in the
+/// margin beyond its outer line. A line runs on when most of the strip shows it and the
+/// space beside it does not; the board's edge or a border along the strip shows
+/// everywhere, between the crossing lines as well.
 fn strip_coverage(
     response: &LineResponse,
     h: &Homography,
     along_columns: bool,
-    at: f64,
+    (from, to): (f64, f64),
     n: usize,
 ) -> f64 {
+    const STEPS: usize = 8;
     let point = |line: f64, t: f64| {
         if along_columns {
             apply(h, [t, line])
@@ -719,19 +754,26 @@ fn strip_coverage(
             apply(h, [line, t])
         }
     };
-    let hits = (0..n)
-        .filter(|&line| {
-            let line = line as f64;
-            let [x, y] = point(line, at);
-            let [ax, ay] = point(line + 0.06, at);
-            let (nx, ny) = (ax - x, ay - y);
-            (-2..=2).any(|j| {
-                response.at(x + nx * f64::from(j) / 2.0, y + ny * f64::from(j) / 2.0)
-                    >= response.on_line
+    let runs_on = |line: f64| {
+        let shown = (0..STEPS)
+            .filter(|&step| {
+                let t = from + (to - from) * (step as f64 + 0.5) / STEPS as f64;
+                let [x, y] = point(line, t);
+                let [ax, ay] = point(line + 0.06, t);
+                let (nx, ny) = (ax - x, ay - y);
+                let on_line = (-2..=2).any(|j| {
+                    response.at(x + nx * f64::from(j) / 2.0, y + ny * f64::from(j) / 2.0)
+                        >= response.on_line
+                });
+                // Dark between the crossing lines too: an edge or a border running along
+                // the strip, not a crossing line going on.
+                let [bx, by] = point(line + 0.5, t);
+                on_line && response.at(bx, by) < response.on_line
             })
-        })
-        .count();
-    hits as f64 / n.max(1) as f64
+            .count();
+        shown * 4 >= STEPS * 3
+    };
+    (0..n).filter(|&line| runs_on(line as f64)).count() as f64 / n.max(1) as f64
 }
 
 fn fit_grid(
@@ -907,34 +949,44 @@ fn fit_grid_along(
     if weakest < MIN_LINE_COVERAGE || visible >= n + 2 {
         return Err(mismatch(n));
     }
-    let mut grid_to_image = grid_homography(&rough, n, row0, column0).ok_or(NO_GRID)?;
-    for _ in 0..2 {
-        if let Some(refined) = refine(response, &grid_to_image, n) {
-            grid_to_image = refined;
-        }
-    }
     // The grid's lines stop at its outer lines: beyond them lies the margin, where the
     // crossing lines do not go on. Where they do, the window is one line short of the
-    // board, or the board's edge was taken for a line; better no grid than a shifted one.
-    let last = (n - 1) as f64;
-    let inside = strip_coverage(response, &grid_to_image, false, last / 2.0 + 0.5, n);
-    for (along_columns, at) in [
-        (false, -0.5),
-        (false, last + 0.5),
-        (true, -0.5),
-        (true, last + 0.5),
-    ] {
-        let margin = strip_coverage(response, &grid_to_image, along_columns, at, n);
-        if margin >= MIN_LINE_COVERAGE && margin > AMBIGUOUS_EDGE * inside.max(MIN_LINE_COVERAGE) {
-            return Err(format!(
-                "the board's edge is unclear: its lines seem to go on beyond the {n}×{n} grid"
-            ));
+    // board on that side (a faint edge line lost to the one beyond the other edge, often
+    // the board's own edge): with the size given, move it that way, twice at most; else
+    // give no grid rather than a shifted one.
+    let (mut row0, mut column0) = (row0, column0);
+    let mut moves = 0;
+    let grid_to_image = loop {
+        let mut grid_to_image = grid_homography(&rough, n, row0, column0).ok_or(NO_GRID)?;
+        for _ in 0..2 {
+            if let Some(refined) = refine(response, &grid_to_image, n) {
+                grid_to_image = refined;
+            }
         }
-    }
-    let score: f64 = row_coverage[(row0 - row_span.0) as usize..][..n]
-        .iter()
-        .chain(&column_coverage[(column0 - column_span.0) as usize..][..n])
-        .sum();
+        match overrun(response, &grid_to_image, n) {
+            None => break grid_to_image,
+            // Only for a size that was given: a window of a size the locator chose that
+            // overruns is more likely a part of a bigger board.
+            Some((columns, rows)) if size.is_some() && moves < 2 && (columns, rows) != (0, 0) => {
+                column0 += columns;
+                row0 += rows;
+                moves += 1;
+            }
+            Some(_) => {
+                return Err(format!(
+                    "the board's edge is unclear: its lines seem to go on beyond the {n}×{n} grid"
+                ));
+            }
+        }
+    };
+
+    let in_window = |coverage: &[f64], start: i64| -> f64 {
+        (start..start + n as i64)
+            .filter_map(|i| usize::try_from(i).ok().and_then(|i| coverage.get(i)))
+            .sum()
+    };
+    let score = in_window(&row_coverage, row0 - row_span.0)
+        + in_window(&column_coverage, column0 - column_span.0);
     Ok((
         score,
         orient(BoardGeometry {
