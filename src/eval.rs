@@ -3,6 +3,9 @@
 use crate::detect::{DetectOptions, detect_with};
 use crate::games::Occupancy;
 use crate::reading::Reader;
+use opencv::core::{Mat, Point2f, Scalar, Size};
+use opencv::prelude::*;
+use opencv::{imgcodecs, imgproc};
 use serde::Deserialize;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -93,13 +96,93 @@ pub fn errors_under_best_rotation(found: &Occupancy, truth: &Occupancy) -> usize
     best.min(truth.width() * truth.height())
 }
 
+/// Conditions the development photos lack but users' photos have, made from each photo to
+/// see how reading holds up beyond what it was developed on (`--augment`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// A phone held at an angle: the whole picture turned 25°.
+    Rotated,
+    /// Coloured LED stage light: red and blue up, green down.
+    MagentaLight,
+    GreenLight,
+    /// Under-exposed: every value at 45 %.
+    Dim,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 4] = [
+        Variant::Rotated,
+        Variant::MagentaLight,
+        Variant::GreenLight,
+        Variant::Dim,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Rotated => "rotated 25°",
+            Variant::MagentaLight => "magenta light",
+            Variant::GreenLight => "green light",
+            Variant::Dim => "dim (45 %)",
+        }
+    }
+
+    pub fn apply(self, image: &Mat) -> opencv::Result<Mat> {
+        let mut out = Mat::default();
+        match self {
+            Variant::Rotated => {
+                let (w, h) = (f64::from(image.cols()), f64::from(image.rows()));
+                let mut turn = imgproc::get_rotation_matrix_2d(
+                    Point2f::new((w / 2.0) as f32, (h / 2.0) as f32),
+                    25.0,
+                    1.0,
+                )?;
+                let (cos, sin) = (25f64.to_radians().cos(), 25f64.to_radians().sin());
+                let (nw, nh) = (h * sin + w * cos, h * cos + w * sin);
+                *turn.at_2d_mut::<f64>(0, 2)? += (nw - w) / 2.0;
+                *turn.at_2d_mut::<f64>(1, 2)? += (nh - h) / 2.0;
+                imgproc::warp_affine(
+                    image,
+                    &mut out,
+                    &turn,
+                    Size::new(nw.round() as i32, nh.round() as i32),
+                    imgproc::INTER_LINEAR,
+                    opencv::core::BORDER_CONSTANT,
+                    Scalar::all(60.0),
+                )?;
+            }
+            Variant::MagentaLight | Variant::GreenLight | Variant::Dim => {
+                // B, G, R gains.
+                let gains = match self {
+                    Variant::MagentaLight => [1.25, 0.55, 1.15],
+                    Variant::GreenLight => [0.5, 1.2, 0.6],
+                    _ => [0.45, 0.45, 0.45],
+                };
+                opencv::core::multiply(
+                    image,
+                    &Scalar::new(gains[0], gains[1], gains[2], 0.0),
+                    &mut out,
+                    1.0,
+                    -1,
+                )?;
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// Reads every photo of a manifest with automatic board finding and the given reader
-/// (loaded once for the whole run).
-pub fn evaluate(manifest: &Path, reader: &Reader) -> anyhow::Result<Vec<PhotoResult>> {
+/// (loaded once for the whole run); with `augment`, each photo's [`Variant`]s too, each
+/// counted as a set of its own.
+pub fn evaluate(
+    manifest: &Path,
+    reader: &Reader,
+    augment: bool,
+) -> anyhow::Result<Vec<PhotoResult>> {
     let text = std::fs::read_to_string(manifest)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", manifest.display()))?;
     let folder = manifest.parent().unwrap_or(Path::new("."));
     let mut results = Vec::new();
+    let mut scratch: Option<ScratchDir> = None;
     for (number, line) in text
         .lines()
         .enumerate()
@@ -114,29 +197,88 @@ pub fn evaluate(manifest: &Path, reader: &Reader) -> anyhow::Result<Vec<PhotoRes
             size: Some(record.size),
             ..DetectOptions::default()
         };
-        let started = std::time::Instant::now();
-        let outcome = detect_with(&folder.join(&record.image), &options, reader);
-        let ms = started.elapsed().as_secs_f64() * 1000.0;
-        let points = truth.width() * truth.height();
-        let (found, errors, message) = match outcome {
-            Ok(detection) => (
-                true,
-                errors_under_best_rotation(&detection.occupancy, &truth),
-                None,
-            ),
-            Err(error) => (false, points, Some(error.to_string())),
-        };
-        results.push(PhotoResult {
-            set: record.set,
-            image: record.image,
-            found,
-            errors,
-            points,
-            ms,
-            message,
-        });
+        let path = folder.join(&record.image);
+        results.push(score(
+            &record.set,
+            &record.image,
+            &path,
+            &truth,
+            &options,
+            reader,
+        ));
+        if augment {
+            let original = crate::source::image::load(&path)?;
+            for variant in Variant::ALL {
+                let changed = variant.apply(&original.image)?;
+                let scratch = scratch.get_or_insert_with(ScratchDir::new).path()?;
+                let stem = Path::new(&record.image)
+                    .file_stem()
+                    .map_or("photo".into(), |s| s.to_string_lossy().into_owned());
+                let file = scratch.join(format!("{stem}-{variant:?}.png"));
+                anyhow::ensure!(
+                    imgcodecs::imwrite_def(file.as_os_str(), &changed)?,
+                    "cannot write {}",
+                    file.display()
+                );
+                let set = format!("augmented: {}", variant.name());
+                results.push(score(&set, &record.image, &file, &truth, &options, reader));
+            }
+        }
     }
     Ok(results)
+}
+
+fn score(
+    set: &str,
+    image: &str,
+    path: &Path,
+    truth: &Occupancy,
+    options: &DetectOptions,
+    reader: &Reader,
+) -> PhotoResult {
+    let started = std::time::Instant::now();
+    let outcome = detect_with(path, options, reader);
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let points = truth.width() * truth.height();
+    let (found, errors, message) = match outcome {
+        Ok(detection) => (
+            true,
+            errors_under_best_rotation(&detection.occupancy, truth),
+            None,
+        ),
+        Err(error) => (false, points, Some(error.to_string())),
+    };
+    PhotoResult {
+        set: set.to_string(),
+        image: image.to_string(),
+        found,
+        errors,
+        points,
+        ms,
+        message,
+    }
+}
+
+/// A folder of this process's own under the system's temporary directory, removed when
+/// dropped: the variants are written there for `detect`, which reads files.
+struct ScratchDir(std::path::PathBuf);
+
+impl ScratchDir {
+    fn new() -> Self {
+        ScratchDir(std::env::temp_dir().join(format!("kradan-eval-{}", std::process::id())))
+    }
+
+    fn path(&self) -> anyhow::Result<&Path> {
+        std::fs::create_dir_all(&self.0)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", self.0.display()))?;
+        Ok(&self.0)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 pub fn summaries(results: &[PhotoResult]) -> (BTreeMap<String, Summary>, Summary) {
@@ -152,8 +294,14 @@ pub fn summaries(results: &[PhotoResult]) -> (BTreeMap<String, Summary>, Summary
 pub fn report_text(results: &[PhotoResult]) -> String {
     let (sets, overall) = summaries(results);
     let mut out = String::new();
+    let width = sets
+        .keys()
+        .map(|k| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(20);
     out.push_str(&format!(
-        "{:<20} {:>6} {:>6} {:>9} {:>6} {:>9}\n",
+        "{:<width$} {:>6} {:>6} {:>9} {:>6} {:>9}\n",
         "set", "photos", "found", "points %", "exact", "mean ms"
     ));
     for (name, s) in sets
@@ -161,7 +309,7 @@ pub fn report_text(results: &[PhotoResult]) -> String {
         .chain(std::iter::once((&"overall".to_string(), &overall)))
     {
         out.push_str(&format!(
-            "{:<20} {:>6} {:>6} {:>9.2} {:>6} {:>9.0}\n",
+            "{:<width$} {:>6} {:>6} {:>9.2} {:>6} {:>9.0}\n",
             name,
             s.photos,
             s.found,
@@ -177,11 +325,15 @@ pub fn report_text(results: &[PhotoResult]) -> String {
     if !wrong.is_empty() {
         out.push_str("\nnot exactly right:\n");
         for r in wrong {
+            let name = match r.set.strip_prefix("augmented: ") {
+                Some(variant) => format!("{} ({variant})", r.image),
+                None => r.image.clone(),
+            };
             match &r.message {
-                Some(message) => out.push_str(&format!("  {}: {message}\n", r.image)),
+                Some(message) => out.push_str(&format!("  {name}: {message}\n")),
                 None => out.push_str(&format!(
-                    "  {}: {} of {} points wrong\n",
-                    r.image, r.errors, r.points
+                    "  {name}: {} of {} points wrong\n",
+                    r.errors, r.points
                 )),
             }
         }

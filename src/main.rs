@@ -69,6 +69,10 @@ enum Command {
         manifest: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Also read each photo turned 25°, under magenta and green light, and dimmed,
+        /// each variant reported as a set of its own.
+        #[arg(long)]
+        augment: bool,
         /// Which cell reader: auto (the learned model, or the baseline when the model
         /// file is missing), learned, or baseline (colour statistics).
         #[arg(long, default_value = "auto")]
@@ -157,13 +161,14 @@ fn main() -> ExitCode {
         Command::EvalPhotos {
             manifest,
             json,
+            augment,
             reader,
         } => match kradan::reading::Reader::load(reader).and_then(|(reader, note)| {
             if let Some(note) = note {
                 eprintln!("kradan: {note}");
             }
             eprintln!("kradan: reading with the {} reader", reader.name());
-            kradan::eval::evaluate(&manifest, &reader)
+            kradan::eval::evaluate(&manifest, &reader, augment)
         }) {
             Ok(results) => {
                 if json {

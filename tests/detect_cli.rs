@@ -923,3 +923,44 @@ fn the_demo_sample_photo_reads_as_its_truth() {
     let truth = std::fs::read_to_string(dir.join("rendered-19x19.txt")).unwrap();
     assert_eq!(stdout(&output), truth);
 }
+
+#[test]
+fn eval_photos_augment_reads_turned_tinted_and_dimmed_variants() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    let records: Vec<String> = std::fs::read_to_string(data.join("go-photos/manifest.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("gomrade/4/28.jpg") || l.contains("testing_sequence/5.jpg"))
+        .map(|l| {
+            let mut record: serde_json::Value = serde_json::from_str(l).unwrap();
+            let image = data
+                .join("go-photos")
+                .join(record["image"].as_str().unwrap());
+            record["image"] = serde_json::Value::from(image.to_str().unwrap());
+            record.to_string()
+        })
+        .collect();
+    assert_eq!(records.len(), 2);
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("manifest.jsonl");
+    std::fs::write(&manifest, records.join("\n")).unwrap();
+    let output = run(&[
+        "eval-photos",
+        manifest.to_str().unwrap(),
+        "--augment",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    for variant in ["rotated 25°", "magenta light", "green light", "dim (45 %)"] {
+        let set = &json["sets"][format!("augmented: {variant}")];
+        assert_eq!(set["photos"], 2, "{variant}: {set}");
+        assert_eq!(set["boards_found"], 2, "{variant}: {set}");
+        assert!(
+            set["point_accuracy_percent"].as_f64().unwrap() >= 99.0,
+            "{variant}: {set}"
+        );
+    }
+}
