@@ -8,7 +8,10 @@
 //! ```
 //!
 //! A grid counts as right when it has the right number of lines and each corner is within
-//! a quarter of a spacing of the true one; `--save DIR` writes the frames it got wrong.
+//! 0.4 of a spacing of the true one: the renderer draws its grids a little off on purpose
+//! (up to 0.1 cell shifted, 0.8 % scaled, turned and bent, as an imperfect rectification
+//! leaves real ones), which puts a corner up to about 0.3 spacing from the ideal, while a
+//! grid one line off is a whole spacing away. `--save DIR` writes the frames it got wrong.
 
 use kradan::geometry::locate::locate;
 use kradan::reading::synth;
@@ -170,7 +173,7 @@ fn main() {
                             .fold(0.0, f64::max)
                     })
                     .fold(f64::MAX, f64::min);
-                if geometry.size == size && error < 0.25 * spacing {
+                if geometry.size == size && error < 0.4 * spacing {
                     right += 1;
                     "right".to_string()
                 } else {

@@ -38,10 +38,10 @@ struct Args {
     #[arg(long, default_value_t = 0.4)]
     keep_empty: f32,
     /// Hidden layer width.
-    #[arg(long, default_value_t = 48)]
+    #[arg(long, default_value_t = 64)]
     hidden: i32,
     /// RPROP iterations.
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 600)]
     iterations: i32,
     /// Also train a random forest on the same data and report it (not saved).
     #[arg(long)]
@@ -54,6 +54,9 @@ struct Args {
     /// synthetic board N (written to `--dump` if given) and prints its errors too.
     #[arg(long)]
     check: Option<PathBuf>,
+    /// Do not train: report the model at `--out` on the held-out boards.
+    #[arg(long)]
+    evaluate: bool,
     /// Board size of the `--check` image.
     #[arg(long, default_value_t = 19)]
     size: usize,
@@ -63,6 +66,10 @@ fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     if let Some(image) = &args.check {
         return check(&args.out, image, args.size, args.dump.as_deref());
+    }
+    if args.evaluate {
+        report(&StoneModel::load(&args.out)?, args.test_boards)?;
+        return Ok(());
     }
     let base = args.seed * 1_000_000;
     if let Some(dir) = &args.dump {

@@ -265,7 +265,8 @@ pub fn label(color: Option<crate::games::Color>) -> u8 {
 
 /// Renders the boards of `seeds` (defects scaled by `severity`, see
 /// [`synth::render_with`]) and collects their points. `keep_empty` is the share of empty
-/// points kept: they outnumber stones and are mostly easy.
+/// points kept: they outnumber stones and are mostly easy; the hard ones (in a dark
+/// shadow, partly under a hand: [`synth::SynthBoard::hard`]) are always kept.
 pub fn synthetic_dataset(
     seeds: impl IntoIterator<Item = u64>,
     cell: i32,
@@ -279,7 +280,8 @@ pub fn synthetic_dataset(
         let f = features(&board.image, board.size, cell)?;
         let mut pick = synth::Rng::new(seed ^ 0x5eed);
         for (i, truth) in board.truth.iter().enumerate() {
-            if truth.is_none() && !pick.chance(keep_empty) {
+            let keep = pick.chance(keep_empty) || board.hard[i];
+            if truth.is_none() && !keep {
                 continue;
             }
             rows.push(f.row(i as i32)?.try_clone()?);

@@ -60,11 +60,14 @@ impl Rng {
 }
 
 /// A rendered board: `image` is 8-bit BGR of side `(size + 1) · cell`; `truth` is row-major.
+/// `hard` marks empty points a dataset should always keep: those in a dark shadow or
+/// partly under a hand, rare among the easy empty points and the ones readers get wrong.
 pub struct SynthBoard {
     pub image: Mat,
     pub size: usize,
     pub cell: i32,
     pub truth: Vec<Option<Color>>,
+    pub hard: Vec<bool>,
 }
 
 /// A board of a size drawn from the seed: 9, 13 or 19 lines (19 twice as often).
@@ -151,6 +154,9 @@ pub fn render(seed: u64, size: usize, cell: i32) -> opencv::Result<SynthBoard> {
 pub fn render_with(seed: u64, size: usize, cell: i32, severity: f32) -> opencv::Result<SynthBoard> {
     let k = severity.clamp(0.0, 1.0);
     let mut rng = Rng::new(seed);
+    // Scene elements added later (dim lamp light, black level, hands) draw from their own
+    // generator, so they leave every other draw of a seed as it was.
+    let mut extra = Rng::new(seed ^ 0x4a4e_d51a_4d00_0001);
     let cellf = cell as f32;
     let side = (size + 1) * cell as usize;
     let mut canvas = Canvas {
@@ -263,7 +269,7 @@ pub fn render_with(seed: u64, size: usize, cell: i32, severity: f32) -> opencv::
         rng.range(0.05, 0.7)
     };
     let black_share = rng.range(0.35, 0.65);
-    let truth: Vec<Option<Color>> = (0..size * size)
+    let mut truth: Vec<Option<Color>> = (0..size * size)
         .map(|_| {
             if rng.chance(density) {
                 Some(if rng.chance(black_share) {
@@ -294,7 +300,13 @@ pub fn render_with(seed: u64, size: usize, cell: i32, severity: f32) -> opencv::
         })
         .collect();
 
-    shadows(&mut canvas, &mut rng, &stones, &style, cellf, k)?;
+    let lamp = shadows(&mut canvas, &mut rng, &mut extra, &stones, &style, cellf, k)?;
+    let mut hard: Vec<bool> = (0..size * size)
+        .map(|i| {
+            let (x, y) = point_px(i, size, cellf);
+            lamp.darkening[y * side + x] > 0.25
+        })
+        .collect();
 
     // Stones nearer the camera (against the parallax direction) cover those behind them.
     let mut order: Vec<usize> = (0..stones.len()).collect();
@@ -306,14 +318,231 @@ pub fn render_with(seed: u64, size: usize, cell: i32, severity: f32) -> opencv::
         draw_stone(&mut canvas, &mut rng, &style, color, centre, radius);
     }
 
+    // A player's hand over the board on some boards. A still photo cannot see under it
+    // and a hand is never a stone: points whose middle it covers are labelled empty.
+    if extra.chance(0.15 * k) {
+        let skin = hand(&mut canvas, &mut extra, &style, cellf)?;
+        for (i, t) in truth.iter_mut().enumerate() {
+            let cover = coverage(&skin, side, point_px_f(i, size, cellf), 0.3 * cellf);
+            if cover > 0.5 {
+                *t = None;
+            }
+            if cover > 0.03 && t.is_none() {
+                hard[i] = true;
+            }
+        }
+    }
+
     lighting(&mut canvas, &mut rng, cellf, k);
-    let image = camera(canvas, &mut rng, cellf, k)?;
+    let black_level = if lamp.dim {
+        lamp.black_level
+    } else if extra.chance(0.25) {
+        extra.range(0.0, 12.0) * k
+    } else {
+        0.0
+    };
+    let image = camera(canvas, &mut rng, cellf, k, black_level)?;
+    for (h, t) in hard.iter_mut().zip(&truth) {
+        *h &= t.is_none();
+    }
     Ok(SynthBoard {
         image,
         size,
         cell,
         truth,
+        hard,
     })
+}
+
+fn point_px_f(i: usize, size: usize, cellf: f32) -> [f32; 2] {
+    [
+        ((i % size) + 1) as f32 * cellf,
+        ((i / size) + 1) as f32 * cellf,
+    ]
+}
+
+fn point_px(i: usize, size: usize, cellf: f32) -> (usize, usize) {
+    let [x, y] = point_px_f(i, size, cellf);
+    (x as usize, y as usize)
+}
+
+/// Mean of `mask` (row-major, `side` wide) over the disc of `radius` around `centre`.
+fn coverage(mask: &[f32], side: usize, centre: [f32; 2], radius: f32) -> f32 {
+    let (mut sum, mut n) = (0.0, 0.0);
+    let r = radius.ceil() as i32;
+    for dy in -r..=r {
+        for dx in -r..=r {
+            if (dx * dx + dy * dy) as f32 > radius * radius {
+                continue;
+            }
+            let (x, y) = (centre[0] as i32 + dx, centre[1] as i32 + dy);
+            if x >= 0 && y >= 0 && (x as usize) < side && (y as usize) < side {
+                sum += mask[y as usize * side + x as usize];
+                n += 1.0;
+            }
+        }
+    }
+    if n > 0.0 { sum / n } else { 0.0 }
+}
+
+/// Distance from `p` to the segment `a`–`b`, and where along it (0 at `a`, 1 at `b`).
+fn segment_distance(p: [f32; 2], a: [f32; 2], b: [f32; 2]) -> f32 {
+    let (vx, vy) = (b[0] - a[0], b[1] - a[1]);
+    let len2 = (vx * vx + vy * vy).max(1e-6);
+    let t = (((p[0] - a[0]) * vx + (p[1] - a[1]) * vy) / len2).clamp(0.0, 1.0);
+    ((p[0] - a[0] - vx * t).powi(2) + (p[1] - a[1] - vy * t).powi(2)).sqrt()
+}
+
+/// Draws a hand (arm, palm, one to four fingers) reaching in from one edge, with its soft
+/// shadow, and returns its coverage (0–1 per pixel, row-major).
+fn hand(
+    canvas: &mut Canvas,
+    rng: &mut Rng,
+    style: &StoneStyle,
+    cellf: f32,
+) -> opencv::Result<Vec<f32>> {
+    let side = canvas.side;
+    let sidef = side as f32;
+    // Inward direction from the chosen edge, tilted; entry point along that edge.
+    let edge = rng.below(4);
+    let (inward, start) = {
+        let s = rng.range(0.1, 0.9) * sidef;
+        match edge {
+            0 => ([1.0f32, 0.0f32], [0.0, s]),
+            1 => ([-1.0, 0.0], [sidef, s]),
+            2 => ([0.0, 1.0], [s, 0.0]),
+            _ => ([0.0, -1.0], [s, sidef]),
+        }
+    };
+    let tilt = rng.range(-0.6, 0.6);
+    let dir = [
+        inward[0] * tilt.cos() - inward[1] * tilt.sin(),
+        inward[0] * tilt.sin() + inward[1] * tilt.cos(),
+    ];
+    let across = [-dir[1], dir[0]];
+    let depth = rng.range(-1.0, 3.0) * cellf;
+    let palm_r = rng.range(0.9, 1.6) * cellf;
+    let palm = [start[0] + dir[0] * depth, start[1] + dir[1] * depth];
+    // Capsules: (from, to, radius).
+    let mut parts: Vec<([f32; 2], [f32; 2], f32)> = Vec::new();
+    let far = 3.0 * sidef;
+    parts.push((
+        [palm[0] - dir[0] * far, palm[1] - dir[1] * far],
+        palm,
+        palm_r * rng.range(0.7, 0.95),
+    ));
+    let palm_len = rng.range(0.3, 1.0) * cellf;
+    parts.push((
+        [palm[0] - dir[0] * palm_len, palm[1] - dir[1] * palm_len],
+        [palm[0] + dir[0] * palm_len, palm[1] + dir[1] * palm_len],
+        palm_r,
+    ));
+    let fingers = 1 + rng.below(4);
+    let curled = rng.chance(0.3);
+    for f in 0..fingers {
+        let spread = if fingers == 1 {
+            rng.range(-0.5, 0.5)
+        } else {
+            (f as f32 / (fingers - 1) as f32 - 0.5) * 1.4
+        };
+        let base = [
+            palm[0] + dir[0] * (palm_len + 0.5 * palm_r) + across[0] * spread * palm_r,
+            palm[1] + dir[1] * (palm_len + 0.5 * palm_r) + across[1] * spread * palm_r,
+        ];
+        let a = rng.range(-0.35, 0.35) + spread * 0.3;
+        let fd = [
+            dir[0] * a.cos() - dir[1] * a.sin(),
+            dir[0] * a.sin() + dir[1] * a.cos(),
+        ];
+        let len = if curled {
+            rng.range(0.3, 0.9)
+        } else {
+            rng.range(0.9, 2.6)
+        } * cellf;
+        parts.push((
+            base,
+            [base[0] + fd[0] * len, base[1] + fd[1] * len],
+            rng.range(0.22, 0.38) * cellf,
+        ));
+    }
+
+    // Per pixel: coverage and how near the middle of a limb (for cylinder shading).
+    let mut cover = vec![0.0f32; side * side];
+    let mut round = vec![0.0f32; side * side];
+    for y in 0..side {
+        for x in 0..side {
+            let p = [x as f32 + 0.5, y as f32 + 0.5];
+            let (mut c, mut r) = (0.0f32, 0.0f32);
+            for &(a, b, radius) in &parts {
+                let d = segment_distance(p, a, b);
+                c = c.max((radius + 0.5 - d).clamp(0.0, 1.0));
+                if d < radius {
+                    r = r.max((1.0 - (d / radius).powi(2)).sqrt());
+                }
+            }
+            cover[y * side + x] = c;
+            round[y * side + x] = r;
+        }
+    }
+
+    // The hand is well above the board: its shadow falls far and soft.
+    let reach = rng.range(0.4, 2.0) * cellf;
+    let (sx, sy) = (
+        (-style.light[0] * reach).round() as i32,
+        (-style.light[1] * reach).round() as i32,
+    );
+    let mut shadow =
+        Mat::new_rows_cols_with_default(side as i32, side as i32, core::CV_32F, Scalar::all(0.0))?;
+    {
+        let data = shadow.data_typed_mut::<f32>()?;
+        for y in 0..side as i32 {
+            for x in 0..side as i32 {
+                let (ox, oy) = (x - sx, y - sy);
+                if ox >= 0 && oy >= 0 && (ox as usize) < side && (oy as usize) < side {
+                    data[y as usize * side + x as usize] = cover[oy as usize * side + ox as usize];
+                }
+            }
+        }
+    }
+    let mut soft = Mat::default();
+    imgproc::gaussian_blur(
+        &shadow,
+        &mut soft,
+        Size::new(0, 0),
+        (rng.range(0.3, 0.9) * cellf) as f64,
+        0.0,
+        core::BORDER_REPLICATE,
+    )?;
+    let strength = rng.range(0.1, 0.5);
+    for (p, &m) in canvas.px.iter_mut().zip(soft.data_typed::<f32>()?) {
+        *p = scale(*p, 1.0 - strength * m.min(1.0));
+    }
+
+    // Skin: pinkish to orange or brown, more saturated than white stones, darker towards
+    // the edges of each limb.
+    let tone = hsv(
+        rng.range(5.0, 30.0),
+        rng.range(0.2, 0.55),
+        rng.range(0.45, 0.95),
+    );
+    // Skin reflects less than white stones (the camera's clipping can still equal them).
+    let cap = 0.92 * luma3(style.white);
+    let skin = if luma3(tone) > cap {
+        scale(tone, cap / luma3(tone))
+    } else {
+        tone
+    };
+    let falloff = rng.range(0.2, 0.5);
+    let mut noise = Rng::new(rng.next_u64());
+    for (i, p) in canvas.px.iter_mut().enumerate() {
+        let c = cover[i];
+        if c <= 0.0 {
+            continue;
+        }
+        let shade = 1.0 - falloff * (1.0 - round[i]) + noise.range(-0.02, 0.02);
+        *p = mix(*p, scale(skin, shade), c);
+    }
+    Ok(cover)
 }
 
 fn draw_lines(canvas: &mut Canvas, rng: &mut Rng, size: usize, cellf: f32, base: Px) {
@@ -434,46 +663,87 @@ fn stone_style(rng: &mut Rng, cellf: f32, k: f32) -> StoneStyle {
     }
 }
 
+/// What [`shadows`] did: how much it darkened each pixel (row-major), whether the scene is
+/// the dim one of a low lamp, and the camera black level that goes with it.
+struct Lamp {
+    darkening: Vec<f32>,
+    dim: bool,
+    black_level: f32,
+}
+
 fn shadows(
     canvas: &mut Canvas,
     rng: &mut Rng,
+    extra: &mut Rng,
     stones: &[(usize, [f32; 2], f32)],
     style: &StoneStyle,
     cellf: f32,
     k: f32,
-) -> opencv::Result<()> {
+) -> opencv::Result<Lamp> {
     // A lamp low beside the board casts shadows a whole cell long and nearly black
-    // (gomrade 1), which a reader must not take for black stones.
+    // (gomrade 1), which a reader must not take for black stones. Half the time the scene
+    // is the dim one of such a lamp: the board, lit at a grazing angle, is dark, the
+    // stones' tops catch the light, and the camera's black level crushes the shadows.
     let long = rng.chance(0.3 * k);
-    let strength = if long {
-        rng.range(0.3, 0.6)
+    let dim = long && extra.chance(0.5);
+    let side = canvas.side;
+    let mut black_level = 0.0;
+    if dim {
+        // Dim, but a board a person can still read: its brightness ends at 55–120 of 255.
+        let mean = canvas.px.iter().map(|&p| luma3(p)).sum::<f32>() / canvas.px.len() as f32;
+        let target = extra.range(55.0, 120.0);
+        let board_light = (target / mean.max(1.0)).min(1.0);
+        for p in canvas.px.iter_mut() {
+            *p = scale(*p, board_light);
+        }
+        black_level = extra.range(0.08, 0.3) * target;
+    }
+    let normal = rng.range(0.3, 0.6);
+    let strength = if dim {
+        // Nearly black next to the stone (gomrade 1: 0.8–0.9 of the board's light gone).
+        extra.range(0.7, 0.97)
+    } else if long {
+        normal + extra.range(0.0, 0.15)
     } else {
         rng.range(0.0, 0.5)
     };
+    let none = Lamp {
+        darkening: vec![0.0; side * side],
+        dim,
+        black_level,
+    };
     if stones.is_empty() || strength < 0.03 {
-        return Ok(());
+        return Ok(none);
     }
     let offset = if long {
-        rng.range(0.3, 0.9)
+        // Long enough to cover the next point entirely.
+        rng.range(0.3, 0.9) + extra.range(0.0, 0.25)
     } else {
         rng.range(0.03, 0.2)
     } * cellf;
     let sigma = rng.range(0.06, 0.25) * cellf;
-    let side = canvas.side as i32;
-    let mut mask = Mat::new_rows_cols_with_default(side, side, core::CV_32F, Scalar::all(0.0))?;
+    let sidei = side as i32;
+    let mut mask = Mat::new_rows_cols_with_default(sidei, sidei, core::CV_32F, Scalar::all(0.0))?;
     let steps = (offset / (0.15 * cellf)).ceil().max(1.0) as i32;
     for &(_, centre, radius) in stones {
-        // The shadow is the stone's silhouette swept away from the light.
+        // The shadow is the stone's silhouette swept away from the light; a long one
+        // narrows and softens as it leaves the stone (the stone is a lens, not a disc).
         for step in 0..=steps {
-            let t = offset * step as f32 / steps as f32;
+            let f = step as f32 / steps as f32;
+            let t = offset * f;
             let c = core::Point::new(
                 (centre[0] - style.light[0] * t + style.parallax[0] * 0.5).round() as i32,
                 (centre[1] - style.light[1] * t + style.parallax[1] * 0.5).round() as i32,
             );
+            let r = if long {
+                radius * (1.02 - 0.15 * f)
+            } else {
+                radius * 1.02
+            };
             imgproc::circle(
                 &mut mask,
                 c,
-                (radius * 1.02).round() as i32,
+                r.round() as i32,
                 Scalar::all(1.0),
                 -1,
                 imgproc::LINE_AA,
@@ -491,10 +761,16 @@ fn shadows(
         core::BORDER_REPLICATE,
     )?;
     let data = soft.data_typed::<f32>()?;
-    for (p, &m) in canvas.px.iter_mut().zip(data) {
-        *p = scale(*p, 1.0 - strength * m.min(1.0));
+    let mut darkening = vec![0.0; side * side];
+    for ((p, &m), d) in canvas.px.iter_mut().zip(data).zip(darkening.iter_mut()) {
+        *d = strength * m.min(1.0);
+        *p = scale(*p, 1.0 - *d);
     }
-    Ok(())
+    Ok(Lamp {
+        darkening,
+        dim,
+        black_level,
+    })
 }
 
 fn draw_stone(
@@ -618,7 +894,15 @@ fn lighting(canvas: &mut Canvas, rng: &mut Rng, cellf: f32, k: f32) {
 }
 
 /// The camera: limited resolution, defocus, sensor noise, 8-bit clipping and JPEG.
-fn camera(canvas: Canvas, rng: &mut Rng, cellf: f32, k: f32) -> opencv::Result<Mat> {
+/// `black_level` is subtracted (and the rest stretched back to 255), as cameras do in dim
+/// light: black stones and deep shadows go to 0.
+fn camera(
+    canvas: Canvas,
+    rng: &mut Rng,
+    cellf: f32,
+    k: f32,
+    black_level: f32,
+) -> opencv::Result<Mat> {
     let side = canvas.side as i32;
     let flat: Vec<f32> = canvas.px.iter().flatten().copied().collect();
     let mut image = Mat::new_rows_cols_with_default(side, side, core::CV_32FC3, Scalar::all(0.0))?;
@@ -696,7 +980,8 @@ fn camera(canvas: Canvas, rng: &mut Rng, cellf: f32, k: f32) -> opencv::Result<M
         }
     }
     let mut bytes = Mat::default();
-    image.convert_to(&mut bytes, core::CV_8UC3, 1.0, 0.0)?;
+    let gain = 255.0 / (255.0 - black_level.clamp(0.0, 100.0)) as f64;
+    image.convert_to(&mut bytes, core::CV_8UC3, gain, -gain * black_level as f64)?;
     if rng.chance(0.7) {
         let quality = (95.0 - rng.range(0.0, 65.0) * k) as i32;
         let mut buf = Vector::<u8>::new();
