@@ -162,29 +162,6 @@ fn check(
         (picture, size, None)
     };
     let observation = model.read(&picture, size, CELL)?;
-    if let Ok(points) = std::env::var("KRADAN_DEBUG_POINTS") {
-        let f = learned::features(&picture, size, CELL)?;
-        for p in points.split(';') {
-            let (r, c) = p.split_once(',').context("row,col")?;
-            let i = r.parse::<usize>()? * size + c.parse::<usize>()?;
-            let row = f.at_row::<f32>(i as i32)?;
-            let show = |v: &[f32]| {
-                v.iter()
-                    .map(|x| format!("{x:5.2}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            println!("{p}: lum {}", show(&row[..learned::GRID * learned::GRID]));
-            println!(
-                "{p}: chroma {}",
-                show(&row[learned::GRID * learned::GRID..learned::FEATURES - learned::STATS])
-            );
-            println!(
-                "{p}: stats {}",
-                show(&row[learned::FEATURES - learned::STATS..])
-            );
-        }
-    }
     for row in 0..size {
         let line: String = (0..size)
             .map(|col| match observation.get(row, col).color {
