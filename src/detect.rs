@@ -9,16 +9,12 @@ use crate::geometry::markers;
 use crate::geometry::{BoardGeometry, locate};
 use crate::reading::{self, Observation};
 use crate::source::image::{self as still, LoadError};
-use opencv::core::{Mat, Size};
-use opencv::imgproc;
+use opencv::core::Mat;
 use opencv::prelude::*;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The locator works on a copy no larger than this (longest side, pixels): grid lines stay
-/// several pixels apart at 19×19 and the Hough stages stay fast.
-pub const WORKING_SIDE: i32 = 1000;
 /// Pixels per grid cell in the rectified board the readers see.
 pub const CELL: i32 = 32;
 
@@ -40,7 +36,6 @@ pub struct Detection {
     pub observation: Observation,
     /// The grid in the original photo's pixels (after undistortion when calibrated).
     pub geometry: BoardGeometry,
-    pub corners: [[f64; 2]; 4],
     pub notes: Vec<String>,
     /// Milliseconds per stage, in the order run.
     pub timings_ms: Vec<(&'static str, f64)>,
@@ -158,21 +153,9 @@ pub fn detect_with(
     }
     lap("load", &mut timings);
 
-    let working_factor = (WORKING_SIDE as f64 / image.cols().max(image.rows()) as f64).min(1.0);
-    let working = if working_factor < 1.0 {
-        let mut small = Mat::default();
-        imgproc::resize(
-            &image,
-            &mut small,
-            Size::default(),
-            working_factor,
-            working_factor,
-            imgproc::INTER_AREA,
-        )?;
-        small
-    } else {
-        image.clone()
-    };
+    // The locator's copy, made only when the locator or the debug pictures need it: with
+    // corners, a calibration or markers a frame is read without it.
+    let mut working: Option<(Mat, f64)> = None;
 
     // Everything below is in the decoded image's pixels; `scale` takes it to the original.
     let mut segments = Vec::new();
@@ -219,16 +202,16 @@ pub fn detect_with(
     {
         geometry.scaled(1.0 / scale)
     } else {
-        let located = locate::locate(&working, options.size)?;
+        let (small, factor) = working.insert(working_copy(&image)?);
+        let located = locate::locate(small, options.size)?;
         notes.extend(located.notes);
         segments = located.segments;
         match located.geometry {
-            Some(geometry) => geometry.scaled(1.0 / working_factor),
+            Some(geometry) => geometry.scaled(1.0 / *factor),
             None => {
                 lap("geometry", &mut timings);
                 if let Some(dir) = &options.debug_dir {
-                    let segments = &segments;
-                    crate::debug::write(dir, path, &working, segments, None, None, None)
+                    crate::debug::write(dir, path, small, &segments, None, None, None)
                         .map_err(|e| DetectError::Debug(e.to_string()))?;
                 }
                 return Err(DetectError::NoBoard {
@@ -248,12 +231,16 @@ pub fn detect_with(
     lap("reading", &mut timings);
 
     if let Some(dir) = &options.debug_dir {
+        let (small, factor) = match working {
+            Some(copy) => copy,
+            None => working_copy(&image)?,
+        };
         crate::debug::write(
             dir,
             path,
-            &working,
+            &small,
             &segments,
-            Some(&geometry.scaled(working_factor)),
+            Some(&geometry.scaled(factor)),
             Some(&rectified),
             Some(&observation),
         )
@@ -261,11 +248,9 @@ pub fn detect_with(
         lap("debug", &mut timings);
     }
 
-    let original = geometry.scaled(scale);
     Ok(Detection {
         occupancy: observation.occupancy(),
-        corners: original.corners(),
-        geometry: original,
+        geometry: geometry.scaled(scale),
         observation,
         notes,
         timings_ms: timings,
@@ -301,17 +286,19 @@ impl Detection {
         json!({
             "size": size,
             "rows": self.occupancy.to_text_rows(),
-            "corners": self.corners,
+            "corners": self.geometry.corners(),
             "homography": self.geometry.homography,
             "points": points,
             "notes": self.notes,
             "timings_ms": timings,
         })
     }
+}
 
-    pub fn total_ms(&self) -> f64 {
-        self.timings_ms.iter().map(|(_, ms)| ms).sum()
-    }
+/// The locator's working copy of the image and the factor to it (the image itself when
+/// it is small enough).
+fn working_copy(image: &Mat) -> opencv::Result<(Mat, f64)> {
+    Ok(locate::reduced(image)?.unwrap_or_else(|| (image.clone(), 1.0)))
 }
 
 fn round2(value: f64) -> f64 {

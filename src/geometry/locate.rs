@@ -49,21 +49,30 @@ pub const GO_SIZES: [usize; 3] = [19, 13, 9];
 /// any board that fills a reasonable part of the frame, and the cost stays bounded.
 pub const WORKING_SIDE: i32 = 1000;
 
+/// The image reduced to [`WORKING_SIDE`] on its longest side, with the factor from the
+/// image to it; `None` when it is no larger than that already.
+pub fn reduced(image: &Mat) -> opencv::Result<Option<(Mat, f64)>> {
+    let longest = image.cols().max(image.rows());
+    if longest <= WORKING_SIDE {
+        return Ok(None);
+    }
+    let factor = f64::from(WORKING_SIDE) / f64::from(longest);
+    let mut small = Mat::default();
+    imgproc::resize(
+        image,
+        &mut small,
+        Size::default(),
+        factor,
+        factor,
+        imgproc::INTER_AREA,
+    )?;
+    Ok(Some((small, factor)))
+}
+
 /// Finds the board grid in a BGR image. `size` fixes the number of lines; `None` decides
 /// it from the grid (19, 13 or 9).
 pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
-    let longest = image.cols().max(image.rows());
-    if longest > WORKING_SIDE {
-        let factor = f64::from(WORKING_SIDE) / f64::from(longest);
-        let mut small = Mat::default();
-        imgproc::resize(
-            image,
-            &mut small,
-            Size::default(),
-            factor,
-            factor,
-            imgproc::INTER_AREA,
-        )?;
+    if let Some((small, factor)) = reduced(image)? {
         let mut located = locate(&small, size)?;
         located.geometry = located.geometry.map(|g| g.scaled(1.0 / factor));
         for segment in &mut located.segments {
