@@ -10,5 +10,6 @@ pub mod games;
 pub mod geometry;
 pub mod peers;
 pub mod reading;
+pub mod render;
 pub mod replay;
 pub mod source;

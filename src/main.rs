@@ -116,6 +116,45 @@ enum Command {
         #[arg(long)]
         print: bool,
     },
+    /// Film a game record with a virtual camera: writes DIR/footage.mp4 (or DIR/frames/)
+    /// and DIR/truth.json with the camera pose, board corners, position and hands of every
+    /// frame, each move's time, and every staged anomaly with its rule.
+    ///
+    /// The same seed gives the same clip. Exit status: 0 written, 2 bad record, options or
+    /// output folder.
+    Render {
+        /// The record: .sgf (Go), .pdn (Mak-hos) or .pgn (Makruk)
+        record: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How much the seed may vary: varied (anything), clean (near top-down, even
+        /// light, no accidents), hard (oblique, dim or coloured light, a bump).
+        #[arg(long, value_enum, default_value = "varied")]
+        style: kradan::render::scene::Style,
+        /// Stage an anomaly at a move of the record, KIND@MOVE (repeatable), e.g.
+        /// double-move@12. `--anomaly list` prints the kinds.
+        #[arg(long = "anomaly")]
+        anomalies: Vec<String>,
+        /// Write numbered PNG frames to DIR/frames/ instead of a video.
+        #[arg(long)]
+        frames: bool,
+        /// Picture size WxH (default: drawn from the seed among 640x480, 1280x720, 1920x1080).
+        #[arg(long)]
+        resolution: Option<String>,
+        #[arg(long)]
+        fps: Option<f64>,
+        /// Camera angle from vertical in degrees (default: drawn from the seed).
+        #[arg(long)]
+        tilt: Option<f64>,
+        /// Stop after this many seconds of footage.
+        #[arg(long)]
+        seconds: Option<f64>,
+        /// h264 (footage.mp4, small) or mjpeg (footage.avi, large but fast to write).
+        #[arg(long, value_enum, default_value = "h264")]
+        codec: kradan::render::Codec,
+    },
     /// Report the versions of the libraries and peer programs Kradan relies on.
     Doctor,
 }
@@ -214,6 +253,27 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Render {
+            record,
+            out,
+            seed,
+            style,
+            anomalies,
+            frames,
+            resolution,
+            fps,
+            tilt,
+            seconds,
+            codec,
+        } => match render(
+            &record, &out, seed, style, &anomalies, frames, resolution, fps, tilt, seconds, codec,
+        ) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("kradan: {error:#}");
+                ExitCode::from(EXIT_UNREADABLE)
+            }
+        },
         Command::Doctor => {
             doctor();
             ExitCode::SUCCESS
@@ -435,6 +495,93 @@ fn calibrate_markers(
         found.len(),
         detection.geometry.size,
         detection.geometry.size
+    );
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render(
+    record: &Path,
+    out: &Path,
+    seed: u64,
+    style: kradan::render::scene::Style,
+    anomalies: &[String],
+    frames: bool,
+    resolution: Option<String>,
+    fps: Option<f64>,
+    tilt: Option<f64>,
+    seconds: Option<f64>,
+    codec: kradan::render::Codec,
+) -> anyhow::Result<()> {
+    use kradan::render::{self, RenderOptions};
+    if anomalies.iter().any(|a| a == "list") {
+        println!("Go anomalies (KIND@MOVE):");
+        for (kind, what) in render::go::KINDS {
+            println!("  {kind:14} {what}");
+        }
+        println!("Mak-hos and Makruk anomalies (KIND@MOVE):");
+        for (kind, what) in render::eight::KINDS {
+            println!("  {kind:14} {what}");
+        }
+        return Ok(());
+    }
+    let resolution = resolution
+        .map(|r| {
+            r.split_once(['x', 'X'])
+                .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
+                .filter(|&(w, h)| (160..=4096).contains(&w) && (120..=4096).contains(&h))
+                .ok_or_else(|| anyhow::anyhow!("--resolution {r:?}: expected WxH, e.g. 1280x720"))
+        })
+        .transpose()?;
+    if let Some(f) = fps
+        && !(1.0..=120.0).contains(&f)
+    {
+        anyhow::bail!("--fps {f}: expected 1 to 120");
+    }
+    if let Some(t) = tilt
+        && !(0.0..=60.0).contains(&t)
+    {
+        anyhow::bail!("--tilt {t}: expected 0 to 60 degrees from vertical");
+    }
+    let options = RenderOptions {
+        seed,
+        style,
+        anomalies: anomalies
+            .iter()
+            .map(|a| {
+                a.parse()
+                    .map_err(|e: String| anyhow::anyhow!("--anomaly {e}"))
+            })
+            .collect::<anyhow::Result<_>>()?,
+        frames,
+        scene: kradan::render::scene::SceneRequest {
+            resolution,
+            fps,
+            tilt,
+        },
+        limit_seconds: seconds,
+        codec,
+        ..RenderOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let mut shown = 0;
+    let rendered = render::render(record, out, &options, |done, all| {
+        let percent = done * 100 / all.max(1);
+        if percent >= shown + 10 || done == all {
+            shown = percent;
+            eprint!("\rkradan: rendering {done}/{all} frames ({percent} %)");
+        }
+    })?;
+    eprintln!();
+    println!(
+        "{} frames ({:.1} s of footage, {} moves, {} anomalies) in {:.1} s: {} and {}",
+        rendered.frames,
+        rendered.duration,
+        rendered.moves,
+        rendered.anomalies,
+        started.elapsed().as_secs_f64(),
+        rendered.video.display(),
+        rendered.truth.display()
     );
     Ok(())
 }

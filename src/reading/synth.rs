@@ -94,7 +94,7 @@ impl Canvas {
     }
 }
 
-fn hsv(h: f32, s: f32, v: f32) -> Px {
+pub(crate) fn hsv(h: f32, s: f32, v: f32) -> [f32; 3] {
     let c = v * s;
     let hp = (h.rem_euclid(360.0)) / 60.0;
     let x = c * (1.0 - (hp % 2.0 - 1.0).abs());
