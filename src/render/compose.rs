@@ -13,6 +13,7 @@ use crate::reading::synth::Rng;
 use opencv::core::{self, Mat, Point, Scalar, Size, Vector};
 use opencv::prelude::*;
 use opencv::{imgcodecs, imgproc};
+use std::collections::HashMap;
 
 fn to_mat3(m: &Mat3) -> opencv::Result<Mat> {
     Mat::from_slice_2d(&m.iter().map(|r| r.to_vec()).collect::<Vec<_>>())
@@ -54,6 +55,17 @@ pub struct Renderer<'a> {
     base_maps: (Mat, Mat),
     noise: Vec<Mat>,
     cached: Option<((usize, usize), Mat)>,
+    background: Option<(usize, Mat)>,
+    sprites: HashMap<SpriteKey, Option<solids::Sprite>>,
+}
+
+/// A piece's look at a place, for the current camera position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct SpriteKey {
+    shape: super::scene::Shape,
+    color: crate::games::Color,
+    /// World position in hundredths of a millimetre.
+    at: [i64; 2],
 }
 
 impl<'a> Renderer<'a> {
@@ -119,6 +131,8 @@ impl<'a> Renderer<'a> {
             base_maps: (Mat::default(), Mat::default()),
             noise: Vec::new(),
             cached: None,
+            background: None,
+            sprites: HashMap::new(),
         };
         renderer.table = renderer.table_texture()?;
         renderer.gain = renderer.gain_field()?;
@@ -214,16 +228,18 @@ impl<'a> Renderer<'a> {
     fn gain_field(&self) -> opencv::Result<Mat> {
         let a = &self.scene.atmosphere;
         let (w, h) = (self.canvas.width as i32, self.canvas.height as i32);
-        let mut gain = Mat::new_rows_cols_with_default(h, w, core::CV_32FC3, Scalar::all(1.0))?;
+        // Stored ×128 in 8 bits, so applying it is one saturating multiply.
+        let mut gain = Mat::new_rows_cols_with_default(h, w, core::CV_8UC3, Scalar::all(128.0))?;
         for y in 0..h {
-            let row = gain.at_row_mut::<core::Vec3f>(y)?;
+            let row = gain.at_row_mut::<core::Vec3b>(y)?;
             for (x, g) in row.iter_mut().enumerate() {
                 let u = x as f32 / w as f32 - 0.5;
                 let v = y as f32 / h as f32 - 0.5;
                 let k = (1.0 + a.gradient[0] * u + a.gradient[1] * v
                     - a.vignette * (u * u + v * v) * 2.0)
-                    .max(0.2);
-                *g = core::Vec3f::from([k, k, k]);
+                    .clamp(0.2, 1.99);
+                let q = (k * 128.0).round() as u8;
+                *g = core::Vec3b::from([q, q, q]);
             }
         }
         Ok(gain)
@@ -255,30 +271,57 @@ impl<'a> Renderer<'a> {
     fn maps(&self, turn: Option<&Mat3>) -> opencv::Result<(Mat, Mat)> {
         let lens = &self.scene.camera.lens;
         let (w, h) = (lens.width as i32, lens.height as i32);
-        let mut mx = Mat::new_rows_cols_with_default(h, w, core::CV_32F, Scalar::all(0.0))?;
-        let mut my = mx.clone();
-        let back = match turn {
-            Some(delta) => {
-                let cam = self.canvas_camera(&self.scene.camera.pose);
-                invert(&cam.turn_homography(delta)).unwrap_or([
-                    [1.0, 0.0, 0.0],
-                    [0.0, 1.0, 0.0],
-                    [0.0, 0.0, 1.0],
-                ])
-            }
-            None => [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
-        };
         let (ux, uy) = &self.undistorted;
+        let Some(delta) = turn else {
+            let mut mx = Mat::new_rows_cols_with_default(h, w, core::CV_32F, Scalar::all(0.0))?;
+            let mut my = mx.clone();
+            mx.data_typed_mut::<f32>()?.copy_from_slice(ux);
+            my.data_typed_mut::<f32>()?.copy_from_slice(uy);
+            return Ok((mx, my));
+        };
+        let cam = self.canvas_camera(&self.scene.camera.pose);
+        let Some(back) = invert(&cam.turn_homography(delta)) else {
+            return Ok((self.base_maps.0.clone(), self.base_maps.1.clone()));
+        };
+        // A small turn moves every pixel by a smooth field: computed on a coarse grid,
+        // interpolated, and added to the lens's tables (exact to far below a pixel).
+        const STEP: i32 = 8;
+        let (gw, gh) = (w / STEP + 2, h / STEP + 2);
+        let mut dx = Mat::new_rows_cols_with_default(gh, gw, core::CV_32F, Scalar::all(0.0))?;
+        let mut dy = dx.clone();
+        let offset = [
+            self.canvas.centre[0] - lens.centre[0],
+            self.canvas.centre[1] - lens.centre[1],
+        ];
         {
-            let xs = mx.data_typed_mut::<f32>()?;
-            let ys = my.data_typed_mut::<f32>()?;
-            for i in 0..xs.len() {
-                let (u, v) = (f64::from(ux[i]), f64::from(uy[i]));
-                let z = back[2][0] * u + back[2][1] * v + back[2][2];
-                xs[i] = ((back[0][0] * u + back[0][1] * v + back[0][2]) / z) as f32;
-                ys[i] = ((back[1][0] * u + back[1][1] * v + back[1][2]) / z) as f32;
+            let xs = dx.data_typed_mut::<f32>()?;
+            let ys = dy.data_typed_mut::<f32>()?;
+            for gy in 0..gh {
+                for gx in 0..gw {
+                    // Linear resizing puts grid node k at pixel k·STEP + (STEP − 1)/2.
+                    let half = f64::from(STEP - 1) / 2.0;
+                    let p = lens
+                        .undistort_pixel(f64::from(gx * STEP) + half, f64::from(gy * STEP) + half);
+                    let (u, v) = (p[0] + offset[0], p[1] + offset[1]);
+                    let z = back[2][0] * u + back[2][1] * v + back[2][2];
+                    let g = (gy * gw + gx) as usize;
+                    xs[g] = ((back[0][0] * u + back[0][1] * v + back[0][2]) / z - u) as f32;
+                    ys[g] = ((back[1][0] * u + back[1][1] * v + back[1][2]) / z - v) as f32;
+                }
             }
         }
+        let mut out = Vec::new();
+        for (coarse, base) in [(&dx, &self.base_maps.0), (&dy, &self.base_maps.1)] {
+            let mut fine = Mat::default();
+            let full = Size::new(gw * STEP, gh * STEP);
+            imgproc::resize(coarse, &mut fine, full, 0.0, 0.0, imgproc::INTER_LINEAR)?;
+            let shift = Mat::roi(&fine, core::Rect::new(0, 0, w, h))?;
+            let mut sum = Mat::default();
+            core::add(base, &shift, &mut sum, &core::no_array(), -1)?;
+            out.push(sum);
+        }
+        let my = out.pop().expect("two maps");
+        let mx = out.pop().expect("two maps");
         Ok((mx, my))
     }
 
@@ -327,8 +370,9 @@ impl<'a> Renderer<'a> {
             .count()
     }
 
-    /// The part of the picture that only changes with the board or a bump.
-    fn still(&self, board: &Board, setting: &Setting) -> opencv::Result<Mat> {
+    /// What only a bump changes: the room, the table with its clutter and the board's
+    /// shadow, the board's sides.
+    fn background(&self, setting: &Setting) -> opencv::Result<Mat> {
         let scene = self.scene;
         let cam = self.canvas_camera(&setting.pose);
         let light = &scene.light;
@@ -484,6 +528,28 @@ impl<'a> Renderer<'a> {
                 4,
             )?;
         }
+        Ok(frame)
+    }
+
+    /// The part of the picture that only changes with the board or a bump: the
+    /// background, the board's top with its shadows, the pieces.
+    fn still(&mut self, board: &Board, setting: &Setting, bumps: usize) -> opencv::Result<Mat> {
+        if self.background.as_ref().is_none_or(|(k, _)| *k != bumps) {
+            let background = self.background(setting)?;
+            self.background = Some((bumps, background));
+            self.sprites.clear();
+        }
+        let mut frame = self.background.as_ref().expect("just made").1.clone();
+        let scene = self.scene;
+        let cam = self.canvas_camera(&setting.pose);
+        let light = &scene.light;
+        let (w, h) = (self.canvas.width as i32, self.canvas.height as i32);
+        let b = &scene.board;
+        let corner = |sx: f64, sy: f64, z: f64| {
+            setting
+                .placement
+                .to_world([sx * b.outer[0] / 2.0, sy * b.outer[1] / 2.0], z)
+        };
         let top = self.board_top(board, setting)?;
         let bs = self.board_scale;
         let origin = corner(-1.0, 1.0, b.thickness);
@@ -502,29 +568,39 @@ impl<'a> Renderer<'a> {
             Scalar::default(),
         )?;
 
-        // Pieces, far to near.
-        let mut pieces: Vec<(f64, Solid, Vec3)> = board
+        // Pieces, far to near, each ray-cast once per camera position.
+        let mut pieces: Vec<(f64, &super::script::Piece, Vec3)> = board
             .pieces
             .iter()
             .map(|p| {
                 let base = setting
                     .placement
                     .to_world(b.cell_centre(p.cell[0], p.cell[1]), b.thickness);
-                let solid = scene.pieces.solid(p.shape, p.color, b.spacing[0]);
-                (solids::depth_of(&cam, base), solid, base)
+                (solids::depth_of(&cam, base), p, base)
             })
             .collect();
         pieces.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (_, solid, base) in &pieces {
-            solids::draw(&mut frame, &cam, solid, *base, light);
+        for (_, piece, base) in pieces {
+            let key = SpriteKey {
+                shape: piece.shape,
+                color: piece.color,
+                at: [
+                    (base[0] * 100.0).round() as i64,
+                    (base[1] * 100.0).round() as i64,
+                ],
+            };
+            if !self.sprites.contains_key(&key) {
+                let solid = scene.pieces.solid(piece.shape, piece.color, b.spacing[0]);
+                let sprite = solids::sprite(&cam, &solid, base, light);
+                self.sprites.insert(key, sprite);
+            }
+            if let Some(Some(sprite)) = self.sprites.get(&key) {
+                sprite.blend_onto(&mut frame);
+            }
         }
 
-        let mut f = Mat::default();
-        frame.convert_to(&mut f, core::CV_32FC3, 1.0, 0.0)?;
-        let mut lit_frame = Mat::default();
-        core::multiply(&f, &self.gain, &mut lit_frame, 1.0, -1)?;
         let mut out = Mat::default();
-        lit_frame.convert_to(&mut out, core::CV_8UC3, 1.0, 0.0)?;
+        core::multiply(&frame, &self.gain, &mut out, 1.0 / 128.0, -1)?;
         Ok(out)
     }
 
@@ -656,7 +732,7 @@ impl<'a> Renderer<'a> {
         let board = self.timeline.board_at(t).clone();
         let key = (state, bumps);
         if self.cached.as_ref().is_none_or(|(k, _)| *k != key) {
-            let still = self.still(&board, &setting)?;
+            let still = self.still(&board, &setting, bumps)?;
             self.cached = Some((key, still));
         }
         let mut canvas = self.cached.as_ref().expect("just filled").1.clone();

@@ -306,7 +306,8 @@ impl Builder {
                 seconds: f64::from(self.rng.range(0.2, 0.6)),
                 marks: Vec::new(),
             });
-            self.visit(color, removals, Vec::new());
+            let number = self.number;
+            self.visit(color, removals, vec![Mark::Completes { number }]);
         } else {
             touches.append(&mut removals);
             self.visit(color, touches, marks);

@@ -432,6 +432,7 @@ fn build_truth(
                 completed_at: truth::round3(m.done),
                 completed_frame: frame_of(m.done),
             }),
+            Mark::Completes { .. } => {}
             Mark::Anomaly(a) => anomalies.push(AnomalyTruth {
                 anomaly: a.clone(),
                 at: truth::round3(m.at),
@@ -494,4 +495,58 @@ fn build_truth(
         anomalies,
         bumps,
     }
+}
+
+/// One still picture of `board` (no hands, no game): what a training set or a realism
+/// check needs. Returns the frame as the camera delivers it and the playing area's
+/// corners in it (see [`truth::BoardTruth::corner_order`]).
+pub fn snapshot(
+    layout: Layout,
+    board: &script::Board,
+    seed: u64,
+    style: Style,
+    request: &SceneRequest,
+) -> Result<(Mat, [[f64; 2]; 4]), RenderError> {
+    let scene = scene::draw_scene(layout, seed, style, request);
+    let timeline = Timeline {
+        duration: 1.0 / scene.fps,
+        start: board.clone(),
+        passes: Vec::new(),
+        changes: Vec::new(),
+        marks: Vec::new(),
+        impacts: Vec::new(),
+        bumps: Vec::new(),
+    };
+    let mut renderer = Renderer::new(&scene, &timeline, seed)?;
+    let (image, facts) = renderer.frame(0)?;
+    Ok((image, facts.corners))
+}
+
+/// A random Go position for [`snapshot`]: `density` of the points filled, stones a little
+/// off their points as `sloppiness` (in spacings) says.
+pub fn random_go_board(size: usize, density: f64, sloppiness: f64, seed: u64) -> script::Board {
+    let mut rng = Rng::new(seed ^ 0xd0_5e_7a);
+    let black_share = f64::from(rng.range(0.4, 0.6));
+    let mut pieces = Vec::new();
+    for row in 0..size {
+        for col in 0..size {
+            if f64::from(rng.unit()) >= density {
+                continue;
+            }
+            let color = if f64::from(rng.unit()) < black_share {
+                crate::games::Color::Black
+            } else {
+                crate::games::Color::White
+            };
+            let r = sloppiness * f64::from(rng.unit()).powf(0.7);
+            let a = f64::from(rng.range(0.0, std::f32::consts::TAU));
+            pieces.push(script::Piece {
+                id: pieces.len() as u32 + 1,
+                color,
+                shape: scene::Shape::Stone,
+                cell: [col as f64 + r * a.cos(), row as f64 + r * a.sin()],
+            });
+        }
+    }
+    script::Board { pieces }
 }

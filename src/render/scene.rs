@@ -971,10 +971,16 @@ fn camera(
         .to_radians()
     });
     // Any side of the board; most often from behind one player or beside the board.
-    let azimuth = f64::from(rng.range(0.0, 6.283));
+    // Cameras are set up square to the board most of the time (behind a player or at a
+    // side), at any angle now and then.
+    let azimuth = if rng.chance(0.7) {
+        f64::from(rng.below(4) as f32 * 1.5708 + rng.range(-0.25, 0.25))
+    } else {
+        f64::from(rng.range(0.0, 6.283))
+    };
     let fill = f64::from(match style {
-        Style::Clean => rng.range(0.75, 0.9),
-        _ => rng.range(0.6, 0.9),
+        Style::Clean => rng.range(0.8, 0.95),
+        _ => rng.range(0.65, 0.95),
     });
     let roll = f64::from(rng.range(-0.08, 0.08));
     let target = placement.to_world(

@@ -102,6 +102,11 @@ pub enum Mark {
         color: Color,
     },
     Anomaly(Anomaly),
+    /// This visit finishes move `number` (the captured stones lifted after the hand had
+    /// left once): the move is complete when this hand leaves.
+    Completes {
+        number: usize,
+    },
 }
 
 /// A step of the script.

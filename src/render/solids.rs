@@ -304,13 +304,57 @@ fn shade(hit: &Hit, dir: Vec3, base: Vec3, material: &Material, light: &Light) -
     out
 }
 
-/// Draws `solid` standing at world point `base` into an undistorted 8-bit BGR picture,
-/// blending its anti-aliased edge with what is there.
-pub fn draw(picture: &mut Mat, camera: &Camera, solid: &Solid, base: Vec3, light: &Light) {
-    let (width, height) = (picture.cols() as usize, picture.rows() as usize);
-    let Ok(pixels) = picture.data_typed_mut::<core::Vec3b>() else {
-        return;
-    };
+/// A piece as drawn once for one camera position: colour and coverage in a rectangle of
+/// the picture. Drawing the same sprites in the same order gives the same picture as
+/// ray-casting again, so a board state that differs by one stone costs one stone.
+#[derive(Clone, Debug)]
+pub struct Sprite {
+    pub x: usize,
+    pub y: usize,
+    pub width: usize,
+    pub height: usize,
+    /// BGR and coverage (0–255) per pixel, row-major.
+    pixels: Vec<[u8; 4]>,
+}
+
+impl Sprite {
+    /// Blends the sprite onto an 8-bit BGR picture.
+    pub fn blend_onto(&self, picture: &mut Mat) {
+        let cols = picture.cols() as usize;
+        let rows = picture.rows() as usize;
+        let Ok(data) = picture.data_typed_mut::<core::Vec3b>() else {
+            return;
+        };
+        for sy in 0..self.height {
+            let y = self.y + sy;
+            if y >= rows {
+                break;
+            }
+            for sx in 0..self.width {
+                let x = self.x + sx;
+                if x >= cols {
+                    break;
+                }
+                let s = self.pixels[sy * self.width + sx];
+                if s[3] == 0 {
+                    continue;
+                }
+                let alpha = f32::from(s[3]) / 255.0;
+                let p = &mut data[y * cols + x];
+                for ch in 0..3 {
+                    p[ch] =
+                        (f32::from(p[ch]) * (1.0 - alpha) + f32::from(s[ch]) * alpha).round() as u8;
+                }
+            }
+        }
+    }
+}
+
+/// Ray-casts `solid` standing at world point `base` as seen by `camera` (undistorted,
+/// anti-aliased by 2×2 samples per pixel). `None` when it is behind the camera or
+/// outside the picture.
+pub fn sprite(camera: &Camera, solid: &Solid, base: Vec3, light: &Light) -> Option<Sprite> {
+    let (width, height) = (camera.lens.width as usize, camera.lens.height as usize);
     let reach = solid.reach();
     let top = solid.height();
     let mut min = [f64::MAX; 2];
@@ -320,7 +364,7 @@ pub fn draw(picture: &mut Mat, camera: &Camera, solid: &Solid, base: Vec3, light
             let p = add(base, [dx * reach, dy * reach, z]);
             let (px, depth) = camera.project_undistorted(p);
             if depth <= 0.0 {
-                return;
+                return None;
             }
             for k in 0..2 {
                 min[k] = min[k].min(px[k]);
@@ -332,8 +376,13 @@ pub fn draw(picture: &mut Mat, camera: &Camera, solid: &Solid, base: Vec3, light
     let y0 = (min[1].floor().max(0.0)) as usize;
     let x1 = (max[0].ceil() + 1.0).min(width as f64).max(0.0) as usize;
     let y1 = (max[1].ceil() + 1.0).min(height as f64).max(0.0) as usize;
+    if x1 <= x0 || y1 <= y0 {
+        return None;
+    }
     let origin = camera.pose.centre;
     const SUB: [(f64, f64); 4] = [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)];
+    let (w, h) = (x1 - x0, y1 - y0);
+    let mut pixels = vec![[0u8; 4]; w * h];
     for y in y0..y1 {
         for x in x0..x1 {
             let mut sum = [0.0; 3];
@@ -360,13 +409,35 @@ pub fn draw(picture: &mut Mat, camera: &Camera, solid: &Solid, base: Vec3, light
             if covered == 0 {
                 continue;
             }
-            let alpha = covered as f32 / SUB.len() as f32;
-            let p = &mut pixels[y * width + x];
+            let p = &mut pixels[(y - y0) * w + (x - x0)];
             for ch in 0..3 {
-                let c = (sum[ch] / covered as f64) as f32;
-                p[ch] = (f32::from(p[ch]) * (1.0 - alpha) + c * alpha).clamp(0.0, 255.0) as u8;
+                p[ch] = (sum[ch] / covered as f64).clamp(0.0, 255.0) as u8;
             }
+            p[3] = (255 * covered / SUB.len()) as u8;
         }
+    }
+    Some(Sprite {
+        x: x0,
+        y: y0,
+        width: w,
+        height: h,
+        pixels,
+    })
+}
+
+/// Draws `solid` standing at world point `base` into an undistorted 8-bit BGR picture,
+/// blending its anti-aliased edge with what is there.
+pub fn draw(picture: &mut Mat, camera: &Camera, solid: &Solid, base: Vec3, light: &Light) {
+    let camera = Camera {
+        lens: super::camera::Lens {
+            width: picture.cols() as u32,
+            height: picture.rows() as u32,
+            ..camera.lens.clone()
+        },
+        pose: camera.pose.clone(),
+    };
+    if let Some(sprite) = sprite(&camera, solid, base, light) {
+        sprite.blend_onto(picture);
     }
 }
 

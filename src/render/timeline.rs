@@ -322,6 +322,16 @@ pub fn lay_out(script: &Script, scene: &Scene, seed: u64) -> Timeline {
                 };
                 let left = hand_leaves(&pass, scene).unwrap_or(t);
                 for mark in marks {
+                    if let Mark::Completes { number } = mark {
+                        for earlier in timeline.marks.iter_mut().rev() {
+                            if matches!(earlier.mark, Mark::Move { number: n, .. } if n == *number)
+                            {
+                                earlier.done = left;
+                                break;
+                            }
+                        }
+                        continue;
+                    }
                     timeline.marks.push(TimedMark {
                         mark: mark.clone(),
                         at: first_touch.unwrap_or(t),
