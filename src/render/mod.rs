@@ -352,6 +352,9 @@ fn build_truth(
 ) -> Truth {
     let fps = scene.fps;
     let frame_of = |t: f64| ((t * fps).ceil() as usize).min(facts.len().saturating_sub(1));
+    // A frame also shows the arm a third of a frame earlier (motion blur): the first frame
+    // free of the hand comes that much later.
+    let clear_of = |t: f64| ((t * fps + 0.34).ceil() as usize).min(facts.len().saturating_sub(1));
     let cells = scene.board.cells();
     let mut positions: Vec<PositionTruth> = Vec::new();
     let mut index_of: HashMap<String, usize> = HashMap::new();
@@ -416,7 +419,7 @@ fn build_truth(
                 captures: captures.clone(),
                 placed_at: truth::round3(m.at),
                 completed_at: truth::round3(m.done),
-                completed_frame: frame_of(m.done),
+                completed_frame: clear_of(m.done),
             }),
             Mark::Pass {
                 number,
@@ -430,7 +433,7 @@ fn build_truth(
                 captures: Vec::new(),
                 placed_at: truth::round3(m.at),
                 completed_at: truth::round3(m.done),
-                completed_frame: frame_of(m.done),
+                completed_frame: clear_of(m.done),
             }),
             Mark::Completes { .. } => {}
             Mark::Anomaly(a) => anomalies.push(AnomalyTruth {

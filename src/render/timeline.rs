@@ -347,22 +347,22 @@ pub fn lay_out(script: &Script, scene: &Scene, seed: u64) -> Timeline {
     timeline
 }
 
-/// The last instant the arm of `pass` is over the board.
+/// When the arm of `pass` has left the board for good: the first instant (to within
+/// 10 ms, never early) after which no part of it is over the board.
 pub fn hand_leaves(pass: &Pass, scene: &Scene) -> Option<f64> {
     let half = [scene.board.outer[0] / 2.0, scene.board.outer[1] / 2.0];
     let reach = half[1];
     let (start, end) = (pass.start(), pass.end());
-    let steps = ((end - start) / 0.01).ceil() as usize;
-    (0..=steps)
-        .rev()
-        .map(|i| start + (end - start) * i as f64 / steps.max(1) as f64)
-        .find(|&t| {
-            let (tip, _) = pass.at(t);
-            hand::over_board(
-                &hand::arm(tip, pass.side, reach, scene.board.thickness),
-                half,
-            )
-        })
+    let steps = ((end - start) / 0.01).ceil().max(1.0) as usize;
+    let at = |i: usize| start + (end - start) * i as f64 / steps as f64;
+    let last_over = (0..=steps).rev().find(|&i| {
+        let (tip, _) = pass.at(at(i));
+        hand::over_board(
+            &hand::arm(tip, pass.side, reach, scene.board.thickness),
+            half,
+        )
+    })?;
+    Some(at((last_over + 1).min(steps)))
 }
 
 impl Timeline {
