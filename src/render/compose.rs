@@ -379,11 +379,7 @@ impl<'a> Renderer<'a> {
         let (w, h) = (self.canvas.width as i32, self.canvas.height as i32);
         let mut frame =
             Mat::new_rows_cols_with_default(h, w, core::CV_8UC3, scalar(scene.table.room))?;
-        let lit = |c: f64, normal_z: f64, ch: usize| {
-            c * (light.ambient
-                + light.diffuse * (light.direction[2] * normal_z).max(0.0) * light.color[ch])
-        };
-        let flat_gain = [0, 1, 2].map(|ch| lit(1.0, 1.0, ch));
+        let flat_gain = [0, 1, 2].map(|ch| light.gain(ch, light.direction[2]));
 
         // The table, with the board's soft shadow.
         let t = &scene.table;
@@ -506,8 +502,9 @@ impl<'a> Renderer<'a> {
             if dot(normal, sub(setting.pose.centre, middle)) <= 0.0 {
                 continue;
             }
-            let shade = light.ambient * 0.8 + light.diffuse * dot(normal, light.direction).max(0.0);
-            let color = b.side_color().map(|v| f64::from(v) * shade);
+            let facing = dot(normal, light.direction);
+            let side = b.side_color();
+            let color = [0, 1, 2].map(|ch| f64::from(side[ch]) * light.gain(ch, facing));
             let pts: Vector<Point> = [
                 corner(a[0], a[1], b.thickness),
                 corner(c[0], c[1], b.thickness),
@@ -653,8 +650,7 @@ impl<'a> Renderer<'a> {
             / (light.ambient + light.diffuse * light.direction[2]);
         let mut top = Mat::default();
         tex.convert_to(&mut top, core::CV_32FC3, 1.0, 0.0)?;
-        let gains = [0, 1, 2]
-            .map(|ch| light.ambient + light.diffuse * light.direction[2] * light.color[ch]);
+        let gains = [0, 1, 2].map(|ch| light.gain(ch, light.direction[2]));
         let soft_data = soft.data_typed::<u8>()?.to_vec();
         let glare = &scene.atmosphere.glare;
         let cols = top.cols() as usize;
@@ -1017,8 +1013,9 @@ fn draw_arm(
         // Body in shade, then a lit band toward the light: a rounded limb.
         for (k, gain, shrink, shift) in [(0, 0.55, 1.0, 0.0), (1, 0.85, 0.6, 0.25)] {
             let _ = k;
-            let g = gain * (light.ambient + light.diffuse * light.direction[2].max(0.3));
-            let col = [0, 1, 2].map(|ch| f64::from(color[ch]) * g * light.color[ch]);
+            let col = [0, 1, 2].map(|ch| {
+                f64::from(color[ch]) * gain * light.gain(ch, light.direction[2].max(0.3))
+            });
             let (lx, ly) = (light.direction[0], -light.direction[1]);
             let off = [lx * shift * ra, ly * shift * ra];
             capsule_2d(
@@ -1104,11 +1101,11 @@ fn draw_block(
         Point::new((px[0] * 16.0) as i32, (px[1] * 16.0) as i32)
     };
     let paint = |normal: Vec3| {
-        let shade = light.ambient + light.diffuse * dot(normal, light.direction).max(0.0);
+        let facing = dot(normal, light.direction);
         Scalar::new(
-            f64::from(color[0]) * shade,
-            f64::from(color[1]) * shade,
-            f64::from(color[2]) * shade,
+            f64::from(color[0]) * light.gain(0, facing),
+            f64::from(color[1]) * light.gain(1, facing),
+            f64::from(color[2]) * light.gain(2, facing),
             0.0,
         )
     };

@@ -835,26 +835,44 @@ fn light(rng: &mut Rng, style: Style) -> Light {
         elevation.cos() * azimuth.sin(),
         elevation.sin(),
     ]);
-    let color = if style == Style::Clean {
-        [1.0; 3]
+    // White, warm (tungsten), cool (daylight), a coloured LED, or mixed: a warm lamp
+    // over the board in a room lit by cool daylight.
+    let warm = |rng: &mut Rng| {
+        [
+            f64::from(rng.range(0.7, 0.9)),
+            1.0,
+            f64::from(rng.range(1.05, 1.2)),
+        ]
+    };
+    let cool = |rng: &mut Rng| {
+        [
+            f64::from(rng.range(1.05, 1.2)),
+            1.0,
+            f64::from(rng.range(0.85, 0.97)),
+        ]
+    };
+    let (color, ambient_color) = if style == Style::Clean {
+        ([1.0; 3], [1.0; 3])
     } else {
-        match rng.below(5) {
-            0 | 1 => [1.0, 1.0, 1.0],
-            2 => [
-                f64::from(rng.range(0.7, 0.9)),
-                1.0,
-                f64::from(rng.range(1.05, 1.2)),
-            ],
-            3 => [
-                f64::from(rng.range(1.05, 1.2)),
-                1.0,
-                f64::from(rng.range(0.85, 0.97)),
-            ],
-            _ => [
-                f64::from(rng.range(0.75, 1.25)),
-                f64::from(rng.range(0.8, 1.15)),
-                f64::from(rng.range(0.75, 1.25)),
-            ],
+        match rng.below(6) {
+            0 | 1 => ([1.0; 3], [1.0; 3]),
+            2 => {
+                let c = warm(rng);
+                (c, c)
+            }
+            3 => {
+                let c = cool(rng);
+                (c, c)
+            }
+            4 => {
+                let c = [
+                    f64::from(rng.range(0.75, 1.25)),
+                    f64::from(rng.range(0.8, 1.15)),
+                    f64::from(rng.range(0.75, 1.25)),
+                ];
+                (c, c)
+            }
+            _ => (warm(rng), cool(rng)),
         }
     };
     let brightness = f64::from(match style {
@@ -867,6 +885,7 @@ fn light(rng: &mut Rng, style: Style) -> Light {
         direction,
         color,
         ambient,
+        ambient_color,
         diffuse: (1.0 - ambient / brightness) * brightness,
     }
 }

@@ -186,7 +186,18 @@ pub struct Light {
     /// Per-channel gain of the main source (BGR), 1 = white.
     pub color: [f64; 3],
     pub ambient: f64,
+    /// Per-channel colour of the scattered light: a warm lamp in a room lit by a cool
+    /// window is the "mixed" light of many halls.
+    pub ambient_color: [f64; 3],
     pub diffuse: f64,
+}
+
+impl Light {
+    /// What a surface whose normal makes cosine `facing` with the main light gets, per
+    /// channel (times its own colour).
+    pub fn gain(&self, ch: usize, facing: f64) -> f64 {
+        self.ambient * self.ambient_color[ch] + self.diffuse * facing.max(0.0) * self.color[ch]
+    }
 }
 
 struct Hit {
@@ -298,7 +309,8 @@ fn shade(hit: &Hit, dir: Vec3, base: Vec3, material: &Material, light: &Light) -
     let mut out = [0.0; 3];
     for ch in 0..3 {
         let body = material.color[ch] + stripes;
-        out[ch] = body * (ambient + light.diffuse * diffuse * light.color[ch])
+        out[ch] = body
+            * (ambient * light.ambient_color[ch] + light.diffuse * diffuse * light.color[ch])
             + 255.0 * spec * light.color[ch];
     }
     out
@@ -475,6 +487,7 @@ mod tests {
             direction: unit([0.3, 0.2, 1.0]),
             color: [1.0; 3],
             ambient: 0.4,
+            ambient_color: [1.0; 3],
             diffuse: 0.6,
         }
     }
