@@ -1033,19 +1033,19 @@ fn camera(
             pose: Pose::looking_at(centre, target, up),
         }
     };
-    // Choose the distance at which the board fills `fill` of the picture.
+    // Choose the distance at which the board fills `fill` of the picture: its farthest
+    // corner (through the lens) reaches that share of the way from the middle to the edge.
     let mut distance = 1000.0;
-    for _ in 0..6 {
+    for _ in 0..8 {
         let cam = place(distance);
-        let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
-        for &c in &corners {
-            let (p, _) = cam.project_undistorted(c);
-            for k in 0..2 {
-                lo[k] = lo[k].min(p[k]);
-                hi[k] = hi[k].max(p[k]);
-            }
-        }
-        let used = ((hi[0] - lo[0]) / f64::from(width)).max((hi[1] - lo[1]) / f64::from(height));
+        let used = corners
+            .iter()
+            .map(|&c| {
+                let p = cam.project(c);
+                ((p[0] - f64::from(width) / 2.0).abs() / (f64::from(width) / 2.0))
+                    .max((p[1] - f64::from(height) / 2.0).abs() / (f64::from(height) / 2.0))
+            })
+            .fold(0.0, f64::max);
         distance *= used / fill;
     }
     place(distance)
