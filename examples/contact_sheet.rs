@@ -7,7 +7,6 @@
 use kradan::render::scene::{Layout, SceneRequest, Style};
 use kradan::render::{random_go_board, snapshot};
 use opencv::core::{Mat, Size, Vector};
-use opencv::prelude::*;
 use opencv::{core, imgcodecs, imgproc};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

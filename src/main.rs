@@ -151,6 +151,9 @@ enum Command {
         /// Stop after this many seconds of footage.
         #[arg(long)]
         seconds: Option<f64>,
+        /// Stop a second after this many moves are complete.
+        #[arg(long)]
+        moves: Option<usize>,
         /// h264 (footage.mp4, small) or mjpeg (footage.avi, large but fast to write).
         #[arg(long, value_enum, default_value = "h264")]
         codec: kradan::render::Codec,
@@ -264,9 +267,20 @@ fn main() -> ExitCode {
             fps,
             tilt,
             seconds,
+            moves,
             codec,
         } => match render(
-            &record, &out, seed, style, &anomalies, frames, resolution, fps, tilt, seconds, codec,
+            &record,
+            &out,
+            seed,
+            style,
+            &anomalies,
+            frames,
+            resolution,
+            fps,
+            tilt,
+            (seconds, moves),
+            codec,
         ) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
@@ -510,7 +524,7 @@ fn render(
     resolution: Option<String>,
     fps: Option<f64>,
     tilt: Option<f64>,
-    seconds: Option<f64>,
+    (seconds, moves): (Option<f64>, Option<usize>),
     codec: kradan::render::Codec,
 ) -> anyhow::Result<()> {
     use kradan::render::{self, RenderOptions};
@@ -560,6 +574,7 @@ fn render(
             tilt,
         },
         limit_seconds: seconds,
+        limit_moves: moves,
         codec,
         ..RenderOptions::default()
     };
@@ -583,5 +598,9 @@ fn render(
         rendered.video.display(),
         rendered.truth.display()
     );
+    println!("the last frame shows:");
+    for row in &rendered.last_position {
+        println!("{row}");
+    }
     Ok(())
 }

@@ -586,12 +586,11 @@ impl<'a> Renderer<'a> {
                     (base[1] * 100.0).round() as i64,
                 ],
             };
-            if !self.sprites.contains_key(&key) {
+            let sprite = self.sprites.entry(key).or_insert_with(|| {
                 let solid = scene.pieces.solid(piece.shape, piece.color, b.spacing[0]);
-                let sprite = solids::sprite(&cam, &solid, base, light);
-                self.sprites.insert(key, sprite);
-            }
-            if let Some(Some(sprite)) = self.sprites.get(&key) {
+                solids::sprite(&cam, &solid, base, light)
+            });
+            if let Some(sprite) = sprite {
                 sprite.blend_onto(&mut frame);
             }
         }

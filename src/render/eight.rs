@@ -282,7 +282,7 @@ impl Stage {
 
     /// A new piece on `cell`, belonging to it.
     fn put(&mut self, color: Color, shape: Shape, cell: Cell) -> Touch {
-        let id = self.id_gen.next();
+        let id = self.id_gen.fresh();
         let to = self.landing(cell);
         let touch = Touch::Put(Piece {
             id,
@@ -656,7 +656,7 @@ impl Stage {
                 }
                 let cell = options[self.rng.below(options.len())];
                 let dropper = mover.opponent();
-                let id = self.id_gen.next();
+                let id = self.id_gen.fresh();
                 let touch = Touch::Put(Piece {
                     id,
                     color: dropper,

@@ -134,7 +134,7 @@ fn point_of(cell: [usize; 2]) -> Point {
 
 impl Builder {
     fn stone(&mut self, color: Color, point: Point) -> Touch {
-        let id = self.id_gen.next();
+        let id = self.id_gen.fresh();
         let r = self.sloppiness * f64::from(self.rng.unit()).powf(0.7);
         let a = f64::from(self.rng.range(0.0, std::f32::consts::TAU));
         self.ids.insert(point, id);
@@ -212,7 +212,7 @@ impl Builder {
             .collect();
         let mut candidates: Vec<Point> = (0..n)
             .flat_map(|r| (0..n).map(move |c| [c, r]))
-            .filter(|&c| !future.contains(&c))
+            .filter(|&c| !future.contains(&c) && near.is_none_or(|p| c != cell(p)))
             .filter(|&c| self.free(point_of(c)) && neighbours(c, n).all(|m| self.free(point_of(m))))
             .map(point_of)
             .collect();
@@ -249,6 +249,7 @@ impl Builder {
         point: Point,
         record_number: Option<usize>,
         leave: bool,
+        moved_from: Option<Point>,
     ) -> Result<(), String> {
         let played = self.position.play(color, Move::Play(point)).map_err(|e| {
             format!(
@@ -278,7 +279,32 @@ impl Builder {
                 captures: played.captured.iter().map(|p| p.to_sgf()).collect(),
             },
         );
-        let mut touches = vec![self.stone(color, point)];
+        let first = match moved_from {
+            // The stone put down on the wrong point is picked up again and moved here.
+            Some(wrong) => {
+                marks.push(self.anomaly(
+                    "takeback",
+                    self.number,
+                    &[wrong, point],
+                    format!(
+                        "the stone was put on {} and left there, then moved to {}",
+                        wrong.to_sgf(),
+                        point.to_sgf()
+                    ),
+                ));
+                let id = self.ids.remove(&wrong).expect("the wrong stone is down");
+                self.ids.insert(point, id);
+                let touch = Touch::Shift {
+                    id,
+                    to: [f64::from(point.col), f64::from(point.row)],
+                    shape: None,
+                };
+                self.physical.apply(&touch);
+                touch
+            }
+            None => self.stone(color, point),
+        };
+        let mut touches = vec![first];
         if leave && !played.captured.is_empty() {
             self.leftovers.push((
                 record_number.unwrap_or(0) + 2,
@@ -742,8 +768,25 @@ pub fn script(
             }
             Move::Play(point) => {
                 let leave = here.iter().any(|a| a.kind == "captures-left");
+                let moved_from = if here.iter().any(|a| a.kind == "takeback") {
+                    let wrong = builder.quiet_point(Some(point)).ok_or_else(|| {
+                        format!("takeback@{record_number}: no empty point near the move to put the stone on first")
+                    })?;
+                    let touch = builder.stone(recorded.color, wrong);
+                    builder.visit(recorded.color, vec![touch], Vec::new());
+                    builder.think();
+                    Some(wrong)
+                } else {
+                    None
+                };
                 let before = builder.steps.len();
-                builder.play(recorded.color, point, Some(record_number), leave)?;
+                builder.play(
+                    recorded.color,
+                    point,
+                    Some(record_number),
+                    leave,
+                    moved_from,
+                )?;
                 if leave
                     && !builder.steps[before..].iter().any(|s| {
                         s.marks()
@@ -879,6 +922,29 @@ mod tests {
             };
             assert_eq!(occupied(&board), occupied(&clean), "{kind}");
         }
+    }
+
+    #[test]
+    fn a_takeback_puts_the_stone_down_elsewhere_then_moves_it() {
+        let script = script(GAME, &["takeback@5".parse().unwrap()], 5, 0.0).unwrap();
+        let staged: Vec<&Anomaly> = script
+            .steps
+            .iter()
+            .flat_map(|s| s.marks())
+            .filter_map(|m| match m {
+                Mark::Anomaly(a) => Some(a),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(staged.len(), 1);
+        assert_eq!(staged[0].kind, "takeback");
+        assert_eq!(staged[0].points[1], "gg");
+        assert_ne!(staged[0].points[0], "gg");
+        assert!(script.steps.iter().any(|s| matches!(
+            s,
+            Step::Visit { touches, .. } if touches.iter().any(|t| matches!(t, Touch::Shift { .. }))
+        )));
+        assert_eq!(moves(&script).len(), 9, "still one move");
     }
 
     #[test]

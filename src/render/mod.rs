@@ -57,6 +57,8 @@ pub struct RenderOptions {
     pub scene: SceneRequest,
     /// Stop the clip after this many seconds of footage (the truth covers what was shown).
     pub limit_seconds: Option<f64>,
+    /// Stop the clip a second after this many moves are complete.
+    pub limit_moves: Option<usize>,
     /// Frames rendered at once (threads).
     pub workers: usize,
     pub codec: Codec,
@@ -82,6 +84,7 @@ impl Default for RenderOptions {
             frames: false,
             scene: SceneRequest::default(),
             limit_seconds: None,
+            limit_moves: None,
             workers: std::thread::available_parallelism().map_or(2, |n| n.get().min(4)),
             codec: Codec::H264,
         }
@@ -97,6 +100,8 @@ pub struct Rendered {
     pub duration: f64,
     pub moves: usize,
     pub anomalies: usize,
+    /// The position the last frame shows (rows of `.` `B` `W`).
+    pub last_position: Vec<String>,
 }
 
 /// The game a record file holds, from its extension.
@@ -193,9 +198,18 @@ pub fn render(
     let timeline = timeline::lay_out(&script, &scene, options.seed);
     std::fs::create_dir_all(out)
         .map_err(|e| RenderError::Output(format!("cannot create {}: {e}", out.display())))?;
-    let duration = options
-        .limit_seconds
-        .map_or(timeline.duration, |l| l.min(timeline.duration));
+    let after_moves = options.limit_moves.and_then(|n| {
+        timeline.marks.iter().find_map(|m| match m.mark {
+            Mark::Move { number, .. } | Mark::Pass { number, .. } if number == n => {
+                Some(m.done + 1.0)
+            }
+            _ => None,
+        })
+    });
+    let duration = [options.limit_seconds, after_moves]
+        .into_iter()
+        .flatten()
+        .fold(timeline.duration, f64::min);
     let frame_count = (duration * scene.fps).ceil().max(1.0) as usize;
 
     let mut sink = Sink::open(out, options.frames, options.codec, &scene)?;
@@ -262,6 +276,11 @@ pub fn render(
         duration,
         moves: truth.moves.len(),
         anomalies: truth.anomalies.len(),
+        last_position: truth
+            .frames
+            .last()
+            .map(|f| truth.positions[f.position].rows.clone())
+            .unwrap_or_default(),
     })
 }
 

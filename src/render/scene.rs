@@ -488,7 +488,7 @@ pub struct SceneRequest {
 }
 
 pub fn draw_scene(layout: Layout, seed: u64, style: Style, request: &SceneRequest) -> Scene {
-    let mut rng = Rng::new(seed ^ 0x5ce4e_0000_0001);
+    let mut rng = Rng::new(seed ^ 0x0005_ce4e_0000_0001);
     let varied = style != Style::Clean;
     let board = board_look(layout, &mut rng, varied);
     let pieces = piece_set(layout, &mut rng, &board, varied);
@@ -829,7 +829,7 @@ fn light(rng: &mut Rng, style: Style) -> Light {
         Style::Varied => rng.range(0.5, 1.5),
         Style::Hard => rng.range(0.35, 0.8),
     });
-    let azimuth = f64::from(rng.range(0.0, 6.28));
+    let azimuth = f64::from(rng.range(0.0, std::f32::consts::TAU));
     let direction = unit([
         elevation.cos() * azimuth.cos(),
         elevation.cos() * azimuth.sin(),
@@ -993,9 +993,9 @@ fn camera(
     // Cameras are set up square to the board most of the time (behind a player or at a
     // side), at any angle now and then.
     let azimuth = if rng.chance(0.7) {
-        f64::from(rng.below(4) as f32 * 1.5708 + rng.range(-0.25, 0.25))
+        f64::from(rng.below(4) as f32 * std::f32::consts::FRAC_PI_2 + rng.range(-0.25, 0.25))
     } else {
-        f64::from(rng.range(0.0, 6.283))
+        f64::from(rng.range(0.0, std::f32::consts::TAU))
     };
     let fill = f64::from(match style {
         Style::Clean => rng.range(0.8, 0.95),

@@ -188,7 +188,7 @@ impl std::str::FromStr for AnomalyRequest {
 pub struct Ids(u32);
 
 impl Ids {
-    pub fn next(&mut self) -> u32 {
+    pub fn fresh(&mut self) -> u32 {
         self.0 += 1;
         self.0
     }

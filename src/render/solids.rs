@@ -306,14 +306,11 @@ fn shade(hit: &Hit, dir: Vec3, base: Vec3, material: &Material, light: &Light) -
         let u = hit.point[0] - base[0] + 0.3 * (hit.point[1] - base[1]);
         stripes = material.stripes * (u * material.stripe_freq * std::f64::consts::TAU).sin();
     }
-    let mut out = [0.0; 3];
-    for ch in 0..3 {
+    [0, 1, 2].map(|ch| {
         let body = material.color[ch] + stripes;
-        out[ch] = body
-            * (ambient * light.ambient_color[ch] + light.diffuse * diffuse * light.color[ch])
-            + 255.0 * spec * light.color[ch];
-    }
-    out
+        body * (ambient * light.ambient_color[ch] + light.diffuse * diffuse * light.color[ch])
+            + 255.0 * spec * light.color[ch]
+    })
 }
 
 /// A piece as drawn once for one camera position: colour and coverage in a rectangle of
