@@ -490,8 +490,18 @@ pub struct SceneRequest {
 pub fn draw_scene(layout: Layout, seed: u64, style: Style, request: &SceneRequest) -> Scene {
     let mut rng = Rng::new(seed ^ 0x0005_ce4e_0000_0001);
     let varied = style != Style::Clean;
-    let board = board_look(layout, &mut rng, varied);
+    let mut board = board_look(layout, &mut rng, varied);
     let pieces = piece_set(layout, &mut rng, &board, varied);
+    // Light pieces reflect more than any board (white stones about 0.9 of the light,
+    // wood and plastic boards 0.5–0.75): only a camera's clipping makes them look alike.
+    let luma = |c: [f64; 3]| 0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2];
+    let light_piece = luma(pieces.white.color);
+    let cap = light_piece * f64::from(rng.range(0.65, 0.88));
+    // (The light squares of a checkered board are its surface.)
+    let y = luma(board.surface.map(f64::from));
+    if y > cap {
+        board.surface = board.surface.map(|v| (f64::from(v) * cap / y) as f32);
+    }
     let table = table_look(&mut rng, &board, &pieces, style);
     let light = light(&mut rng, style);
     let atmosphere = atmosphere(&mut rng, style, &light);
