@@ -18,29 +18,39 @@ deps:
 	fi
 
 demo: deps
-	$(CARGO) build --bin kradan
+	$(CARGO) build --release --bin kradan
+	@echo "== footage with exact truth: kradan render films the first 8 moves of a 9x9 game (GNU Go v GNU Go)"
+	@echo "   with a virtual camera: hands, light, lens, shake; PNG frames and truth.json in demo-output/clip"
+	@rm -rf demo-output/clip
+	$(CARGO) run -q --release --bin kradan -- render samples/go/gnugo-9x9.sgf --out demo-output/clip --seed 11 --moves 8 --resolution 1280x720 --frames
+	@echo "== the still-photo recogniser reads the clip's last frame (row 0 is the picture's top edge, so the"
+	@echo "   grid may be turned against the truth above, which is in the board's own rows)"
+	@last=$$(ls demo-output/clip/frames | tail -1); \
+		$(CARGO) run -q --release --bin kradan -- detect demo-output/clip/frames/$$last --size 9 --debug-dir demo-output/clip
+	@echo "(the samples' rendered clips with their truth: samples/*/clip*/, see samples/README.md)"
+	@echo
 	@echo "== a photo (rendered) of a 19x19 middle game: the board found with no clicks, every point read"
-	$(CARGO) run -q --bin kradan -- detect samples/go/rendered-19x19.jpg --debug-dir demo-output
+	$(CARGO) run -q --release --bin kradan -- detect samples/go/rendered-19x19.jpg --debug-dir demo-output
 	@echo "(the found lines, the fitted grid and each point's call: demo-output/rendered-19x19-*.png;"
 	@echo " the true position is samples/go/rendered-19x19.txt)"
 	@if [ -f ../shared/data/go-photos/gomrade/2/67.jpg ]; then \
 		echo; echo "== a real photo from ../shared/data (gomrade/2/67.jpg)"; \
-		$(CARGO) run -q --bin kradan -- detect ../shared/data/go-photos/gomrade/2/67.jpg --debug-dir demo-output; \
+		$(CARGO) run -q --release --bin kradan -- detect ../shared/data/go-photos/gomrade/2/67.jpg --debug-dir demo-output; \
 	fi
 	@echo
 	@echo "== a classical professional game, checked move by move (legal: exit 0)"
-	$(CARGO) run -q --bin kradan -- replay samples/go/shusaku-gennan-1846.sgf
+	$(CARGO) run -q --release --bin kradan -- replay samples/go/shusaku-gennan-1846.sgf
 	@echo
 	@echo "== a game with irregularities: each flagged with its rule (exit 1 = illegal moves found)"
-	@$(CARGO) run -q --bin kradan -- replay samples/go/irregular-9x9.sgf; \
+	@$(CARGO) run -q --release --bin kradan -- replay samples/go/irregular-9x9.sgf; \
 		status=$$?; [ $$status -eq 1 ] && echo "(exit 1: illegal moves found, as expected)"
 	@echo
 	@echo "== Mak-hos (Thai checkers): a backward man, a double move, missed captures (exit 1)"
-	@$(CARGO) run -q --bin kradan -- replay samples/makhos/irregular.pdn; \
+	@$(CARGO) run -q --release --bin kradan -- replay samples/makhos/irregular.pdn; \
 		status=$$?; [ $$status -eq 1 ] && echo "(exit 1: illegal moves found, as expected)"
 	@echo
 	@echo "== Makruk (Thai chess): a short legal game, with its FEN"
-	$(CARGO) run -q --bin kradan -- replay samples/makruk/short_game.pgn
+	$(CARGO) run -q --release --bin kradan -- replay samples/makruk/short_game.pgn
 
 test: deps
 	$(CARGO) test --all-targets
