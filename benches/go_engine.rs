@@ -1,10 +1,10 @@
 //! How fast the Go rules engine answers what the recorder asks of it: the legality of every
-//! point (move inference from a camera frame), a whole game played move by move, and the
-//! replay of a real record.
+//! point (move inference from a camera frame), a whole game played move by move, the
+//! replay of a real record, and the explanation of a camera frame.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kradan::games::Color;
-use kradan::games::go::{Move, Point, Position, replay};
+use kradan::games::go::{Context, Move, Point, Position, explain, replay};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -73,5 +73,31 @@ fn replay_shusaku(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, judge_every_point, play_random_game, replay_shusaku);
+/// What the recorder asks for every settled camera frame: the position 150 moves into the
+/// game of seed 1846, and the board after its next move, then after the next two (fast
+/// play: both orders of the two stones are tried), and after four: the search bound, 24
+/// orders.
+fn explain_frames(c: &mut Criterion) {
+    let mut rng = SmallRng::seed_from_u64(1846);
+    let mut before = Position::new(SIZE);
+    random_game(&mut before, &mut rng, 150);
+    let mut after = before.clone();
+    for (moves, name) in [(151, "one move"), (152, "two moves"), (154, "four moves")] {
+        random_game(&mut after, &mut rng, moves);
+        let seen = after.board().to_occupancy();
+        let found = explain(&before, &seen, Context::default()).expect("same size");
+        assert!(found[0].cost() == 0 && found[0].moves.len() == moves - 150);
+        c.bench_function(&format!("explain {name}, mid-game 19×19"), |b| {
+            b.iter(|| explain(black_box(&before), black_box(&seen), Context::default()))
+        });
+    }
+}
+
+criterion_group!(
+    benches,
+    judge_every_point,
+    play_random_game,
+    replay_shusaku,
+    explain_frames
+);
 criterion_main!(benches);

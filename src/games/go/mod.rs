@@ -3,12 +3,14 @@
 //! reported as a draw claim, Thai and area scoring, SGF records.
 
 mod board;
+pub mod explain;
 mod position;
 pub mod replay;
 pub mod scoring;
 pub mod sgf;
 
 pub use board::{Board, Chain, MAX_SIZE, MIN_SIZE};
+pub use explain::{Context, Explanation, Flag, FlagKind, MAX_NEW_STONES, ShapeError, explain};
 pub use position::{Played, Position};
 
 use crate::games::{Article, Penalty, Source};
