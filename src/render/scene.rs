@@ -847,12 +847,11 @@ fn light(rng: &mut Rng, style: Style) -> Light {
     ]);
     // White, warm (tungsten), cool (daylight), a coloured LED, or mixed: a warm lamp
     // over the board in a room lit by cool daylight.
+    // Tungsten is short of blue and a little of green: white stones turn cream to
+    // orange under it, never pink.
     let warm = |rng: &mut Rng| {
-        [
-            f64::from(rng.range(0.7, 0.9)),
-            1.0,
-            f64::from(rng.range(1.05, 1.2)),
-        ]
+        let k = f64::from(rng.unit());
+        [0.88 - 0.25 * k, 0.98 - 0.08 * k, 1.0 + 0.08 * k]
     };
     let cool = |rng: &mut Rng| {
         [
