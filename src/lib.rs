@@ -10,6 +10,7 @@ pub mod games;
 pub mod geometry;
 pub mod peers;
 pub mod reading;
+pub mod record;
 pub mod render;
 pub mod replay;
 pub mod source;

@@ -160,6 +160,18 @@ enum Command {
     },
     /// Report the versions of the libraries and peer programs Kradan relies on.
     Doctor,
+    /// Check a record folder's event log: every line chained by SHA-256 to the one before,
+    /// events.head, and every evidence file (docs/record.md).
+    ///
+    /// Exit status: 0 intact, 1 broken (the first line that is not as written), 2 the
+    /// folder or its events.jsonl cannot be read.
+    Verify {
+        /// The record folder (holding events.jsonl)
+        dir: PathBuf,
+        /// Print the report as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 const EXIT_ILLEGAL: u8 = 1;
@@ -292,6 +304,7 @@ fn main() -> ExitCode {
             doctor();
             ExitCode::SUCCESS
         }
+        Command::Verify { dir, json } => verify(&dir, json),
     }
 }
 
@@ -603,4 +616,26 @@ fn render(
         println!("{row}");
     }
     Ok(())
+}
+
+/// `kradan verify DIR`: 0 intact, 1 broken, 2 unreadable.
+fn verify(dir: &Path, json: bool) -> ExitCode {
+    let report = match kradan::record::verify(dir) {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("kradan: {error}");
+            return ExitCode::from(EXIT_UNREADABLE);
+        }
+    };
+    let text = if json {
+        format!("{}\n", report.to_json())
+    } else {
+        report.to_text()
+    };
+    let printed = print_or_exit(&text);
+    if printed != ExitCode::SUCCESS || report.intact {
+        printed
+    } else {
+        ExitCode::from(EXIT_ILLEGAL)
+    }
 }
