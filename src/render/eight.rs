@@ -1770,23 +1770,7 @@ mod tests {
     const RUK_PROMOTION: &str = "[Variant \"makruk\"]\n1. b4 g5 2. b5 g4 3. bxa6=M gxh3=M *";
 
     fn replay_board(script: &Script) -> Board {
-        let mut board = script.start.clone();
-        for step in &script.steps {
-            match step {
-                Step::Visit { touches, .. } => touches.iter().for_each(|t| board.apply(t)),
-                Step::Knock { moves, .. } => {
-                    for &(id, to) in moves {
-                        board.apply(&Touch::Shift {
-                            id,
-                            to,
-                            shape: None,
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
-        board
+        script.final_board()
     }
 
     /// Rounded cells with colour and shape, sorted.

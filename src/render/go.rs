@@ -839,23 +839,7 @@ mod tests {
     }
 
     fn replay_board(script: &Script) -> Board {
-        let mut board = script.start.clone();
-        for step in &script.steps {
-            match step {
-                Step::Visit { touches, .. } => touches.iter().for_each(|t| board.apply(t)),
-                Step::Knock { moves, .. } => {
-                    for &(id, to) in moves {
-                        board.apply(&Touch::Shift {
-                            id,
-                            to,
-                            shape: None,
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
-        board
+        script.final_board()
     }
 
     #[test]

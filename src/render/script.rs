@@ -157,6 +157,29 @@ pub struct Script {
     pub record: String,
 }
 
+impl Script {
+    /// The board once every step has been carried out.
+    pub fn final_board(&self) -> Board {
+        let mut board = self.start.clone();
+        for step in &self.steps {
+            match step {
+                Step::Visit { touches, .. } => touches.iter().for_each(|t| board.apply(t)),
+                Step::Knock { moves, .. } => {
+                    for &(id, to) in moves {
+                        board.apply(&Touch::Shift {
+                            id,
+                            to,
+                            shape: None,
+                        });
+                    }
+                }
+                Step::Pause { .. } | Step::Bump { .. } => {}
+            }
+        }
+        board
+    }
+}
+
 /// `kind@move`: an anomaly to stage at a move of the record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AnomalyRequest {
