@@ -252,7 +252,11 @@ impl<'a> Renderer<'a> {
         }
         let lens = &self.scene.camera.lens;
         let mut bank = Vec::new();
-        for i in 0..3 {
+        // The first is the sensor's fixed pattern (the same every frame); the others are
+        // the noise that changes from frame to frame. A camera has both; an encoder pays
+        // only for the second, as it does with real footage.
+        for i in 0..4 {
+            let sigma = if i == 0 { 0.75 * sigma } else { 0.6 * sigma };
             let mut m = Mat::new_rows_cols_with_default(
                 lens.height as i32 + 32,
                 lens.width as i32 + 32,
@@ -816,19 +820,16 @@ impl<'a> Renderer<'a> {
         frame.convert_to(&mut out, -1, exposure, 0.0)?;
         if !self.noise.is_empty() {
             let mut frng = Rng::new(self.seed ^ (index as u64).wrapping_mul(0x9e37_79b9));
-            let bank = &self.noise[frng.below(self.noise.len())];
-            let roi = Mat::roi(
-                bank,
-                core::Rect::new(
-                    frng.below(32) as i32,
-                    frng.below(32) as i32,
-                    out.cols(),
-                    out.rows(),
-                ),
-            )?;
-            let mut noisy = Mat::default();
-            core::add(&out, &roi, &mut noisy, &core::no_array(), core::CV_8UC3)?;
-            out = noisy;
+            let temporal = &self.noise[1 + frng.below(self.noise.len() - 1)];
+            for (bank, at) in [
+                (&self.noise[0], (0, 0)),
+                (temporal, (frng.below(32) as i32, frng.below(32) as i32)),
+            ] {
+                let roi = Mat::roi(bank, core::Rect::new(at.0, at.1, out.cols(), out.rows()))?;
+                let mut noisy = Mat::default();
+                core::add(&out, &roi, &mut noisy, &core::no_array(), core::CV_16SC3)?;
+                noisy.convert_to(&mut out, core::CV_8UC3, 1.0, 0.0)?;
+            }
         }
         if let Some(q) = a.jpeg_quality {
             let mut buf = Vector::<u8>::new();
