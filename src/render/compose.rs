@@ -789,6 +789,21 @@ impl<'a> Renderer<'a> {
             Scalar::default(),
         )?;
 
+        // A camera out of focus.
+        let defocus = f64::from(scene.atmosphere.defocus) * f64::from(frame.cols()) / 1280.0;
+        if defocus > 0.3 {
+            let mut soft = Mat::default();
+            imgproc::gaussian_blur(
+                &frame,
+                &mut soft,
+                Size::new(0, 0),
+                defocus,
+                0.0,
+                core::BORDER_REPLICATE,
+            )?;
+            frame = soft;
+        }
+
         // A bump blurs the frame it happens in.
         let bumped_now =
             self.timeline.changes.iter().any(|(at, c)| {

@@ -50,6 +50,8 @@ pub struct BoardLook {
     grain_phase: [f32; 3],
     grain_along_x: bool,
     ink: [f32; 3],
+    /// How much of the ink shows: printed and worn lines are often faint (1 = solid).
+    ink_strength: f32,
     line_width: f64,
     dark_square: [f32; 3],
     /// Which squares are dark: those with (row + col) of this parity.
@@ -151,12 +153,10 @@ impl BoardLook {
                 ((self.outer[1] / 2.0 - p[1]) * scale * 16.0).round() as i32,
             )
         };
-        let ink = Scalar::new(
-            f64::from(self.ink[0]),
-            f64::from(self.ink[1]),
-            f64::from(self.ink[2]),
-            0.0,
-        );
+        let shown = |ch: usize| {
+            f64::from(self.surface[ch] + (self.ink[ch] - self.surface[ch]) * self.ink_strength)
+        };
+        let ink = Scalar::new(shown(0), shown(1), shown(2), 0.0);
         let thickness = (self.line_width * scale).round().max(1.0) as i32;
         let n = self.cells();
         match self.layout {
@@ -445,6 +445,8 @@ pub struct Atmosphere {
     pub head_shadow: f32,
     /// Webcam MJPEG quality, when the camera compresses each frame before the encoder.
     pub jpeg_quality: Option<i32>,
+    /// Defocus (Gaussian sigma in pixels of a 1280-wide picture), 0 for a sharp camera.
+    pub defocus: f32,
     /// Skin and sleeve colours of the two players (bottom player first).
     pub skin: [[f32; 3]; 2],
     pub sleeve: [[f32; 3]; 2],
@@ -510,6 +512,23 @@ pub fn draw_scene(layout: Layout, seed: u64, style: Style, request: &SceneReques
         turn: f64::from(rng.range(-0.08, 0.08)),
     };
     let camera = camera(&mut rng, style, request, &board, &placement);
+    // Drawn last, from their own generator, so that adding them left every other choice
+    // of a seed (and so every truth file) as it was.
+    let mut late = Rng::new(seed ^ 0x1a7e_0000_0002);
+    if style != Style::Clean {
+        // The real photos have faint, worn or thin lines as often as crisp black ones.
+        board.ink_strength = if late.chance(0.5) {
+            late.range(0.35, 0.8)
+        } else {
+            1.0
+        };
+    }
+    let mut atmosphere = atmosphere;
+    atmosphere.defocus = if style != Style::Clean && late.chance(0.4) {
+        late.range(0.5, 1.6)
+    } else {
+        0.0
+    };
     let fps = request.fps.unwrap_or(15.0);
     Scene {
         board,
@@ -629,6 +648,7 @@ fn board_look(layout: Layout, rng: &mut Rng, varied: bool) -> BoardLook {
         ],
         grain_along_x: rng.chance(0.5),
         ink,
+        ink_strength: 1.0,
         line_width: f64::from(rng.range(0.7, 1.6)),
         dark_square,
         // The square at each player's bottom left is dark, as on a chess board.
@@ -953,6 +973,7 @@ fn atmosphere(rng: &mut Rng, style: Style, light: &Light) -> Atmosphere {
         } else {
             0.0
         },
+        defocus: 0.0,
         jpeg_quality: (style != Style::Clean && rng.chance(0.25))
             .then(|| 60 + rng.below(35) as i32),
         skin,
