@@ -22,7 +22,7 @@
 //!    `DIR/reader-view-*.png`.
 //!
 //! `--pairs DIR` also writes side-by-side pictures of real photos and renders of the same
-//! position seen from a similar angle (`docs/images/realism-pairs-*.jpg`); `--mix-synth M`
+//! position seen from a similar angle (`realism-pairs-*.jpg` in the folder given; never commit them: the photos are not ours to copy); `--mix-synth M`
 //! is a separate experiment that adds M boards of `reading::synth` to the training set.
 //! Results and what is still unlike reality: `docs/render-realism.md`.
 
