@@ -69,14 +69,7 @@ impl Summary {
 
 /// The position turned a quarter clockwise.
 pub fn rotate(occupancy: &Occupancy) -> Occupancy {
-    let n = occupancy.height();
-    let mut turned = Occupancy::empty(n, occupancy.width());
-    for row in 0..occupancy.height() {
-        for col in 0..occupancy.width() {
-            turned.set(col, n - 1 - row, occupancy.get(row, col));
-        }
-    }
-    turned
+    occupancy.turned_clockwise()
 }
 
 /// Points that differ from `truth` under the best of the four rotations.

@@ -158,6 +158,53 @@ enum Command {
         #[arg(long, value_enum, default_value = "h264")]
         codec: kradan::render::Codec,
     },
+    /// Record a Go game from a video file, a folder of images, a stream URL or a camera:
+    /// writes DIR/game.sgf, DIR/events.jsonl (hash-chained) and DIR/evidence/ as the game
+    /// goes, flagging every irregularity with its rule.
+    ///
+    /// A folder is read as stills, one observation per position (sorted naturally); with
+    /// --fps as the frames of a video. Exit status: 0 recorded, 2 bad input (options,
+    /// source, output folder; a video that breaks part-way is recorded up to the break
+    /// first), 3 no board found.
+    Record {
+        /// A video file, a folder of images, rtsp://… or http://… , or camera:N
+        source: String,
+        /// The record folder (created; an existing record is continued only with --resume)
+        #[arg(long)]
+        out: PathBuf,
+        /// Lines per side (9, 13, 19); by default the board found decides.
+        #[arg(long)]
+        size: Option<usize>,
+        /// Handicap stones on the fixed star points; White then plays first.
+        #[arg(long, default_value_t = 0)]
+        handicap: usize,
+        #[arg(long, default_value_t = 6.5)]
+        komi: f64,
+        /// Who plays first: black or white (by default Black, or White after handicap).
+        #[arg(long)]
+        first: Option<String>,
+        /// A calibration file (fixed corners and/or camera model).
+        #[arg(long)]
+        calibration: Option<PathBuf>,
+        /// Read a folder of images as video frames at this rate.
+        #[arg(long)]
+        fps: Option<f64>,
+        /// Passes entered by an operator: lines "SECONDS black|white".
+        #[arg(long)]
+        passes: Option<PathBuf>,
+        /// Continue the record in --out after a stop or crash.
+        #[arg(long)]
+        resume: bool,
+        /// Looks at the board per second of footage.
+        #[arg(long, default_value_t = kradan::recorder::DEFAULT_RATE)]
+        rate: f64,
+        /// Which cell reader: auto, learned or baseline.
+        #[arg(long, default_value = "auto")]
+        reader: ReaderChoice,
+        /// No progress line on stderr.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Report the versions of the libraries and peer programs Kradan relies on.
     Doctor,
     /// Check a record folder's event log: every line chained by SHA-256 to the one before,
@@ -305,6 +352,85 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Verify { dir, json } => verify(&dir, json),
+        Command::Record {
+            source,
+            out,
+            size,
+            handicap,
+            komi,
+            first,
+            calibration,
+            fps,
+            passes,
+            resume,
+            rate,
+            reader,
+            quiet,
+        } => {
+            let first = match first.as_deref().map(str::to_ascii_lowercase).as_deref() {
+                None => None,
+                Some("black") => Some(kradan::games::Color::Black),
+                Some("white") => Some(kradan::games::Color::White),
+                Some(other) => {
+                    eprintln!("kradan: --first {other:?}: expected black or white");
+                    return ExitCode::from(EXIT_UNREADABLE);
+                }
+            };
+            let options = kradan::recorder::RecordOptions {
+                size,
+                handicap,
+                komi,
+                first,
+                calibration,
+                fps,
+                passes,
+                resume,
+                rate,
+                reader,
+                progress: !quiet,
+                ..kradan::recorder::RecordOptions::new(source, out)
+            };
+            record(&options)
+        }
+    }
+}
+
+fn record(options: &kradan::recorder::RecordOptions) -> ExitCode {
+    let mut print = |line: &str| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    };
+    match kradan::recorder::record(options, &mut print) {
+        Ok(summary) => {
+            println!(
+                "recorded {} moves and {} flags from {:.1} s of footage in {:.1} s ({} frames, {} looked at) into {}",
+                summary.moves,
+                summary.flags,
+                summary.source_seconds,
+                summary.wall_seconds,
+                summary.frames,
+                summary.analysed,
+                options.out.display()
+            );
+            for row in &summary.final_rows {
+                println!("{row}");
+            }
+            if let Some(score) = &summary.score {
+                println!("score with no stones marked dead (Thai, TGA 13): {score}");
+            }
+            match &summary.broken {
+                Some(reason) => {
+                    eprintln!("kradan: {reason}; everything before it was recorded");
+                    ExitCode::from(EXIT_UNREADABLE)
+                }
+                None => ExitCode::SUCCESS,
+            }
+        }
+        Err(error) => {
+            eprintln!("kradan: {error}");
+            ExitCode::from(error.exit_code())
+        }
     }
 }
 

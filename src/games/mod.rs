@@ -84,6 +84,34 @@ impl Occupancy {
         self.cells[row * self.width + col] = value;
     }
 
+    /// The board turned a quarter clockwise: what a camera on the next side sees.
+    pub fn turned_clockwise(&self) -> Occupancy {
+        let mut turned = Occupancy::empty(self.height, self.width);
+        for row in 0..self.height {
+            for col in 0..self.width {
+                turned.set(col, self.height - 1 - row, self.get(row, col));
+            }
+        }
+        turned
+    }
+
+    /// Turned `quarters` quarter turns clockwise.
+    pub fn turned(&self, quarters: usize) -> Occupancy {
+        (0..quarters % 4).fold(self.clone(), |o, _| o.turned_clockwise())
+    }
+
+    /// How many cells hold the same thing in both (0 when the shapes differ).
+    pub fn agreement(&self, other: &Occupancy) -> usize {
+        if self.width != other.width || self.height != other.height {
+            return 0;
+        }
+        self.cells
+            .iter()
+            .zip(&other.cells)
+            .filter(|(a, b)| a == b)
+            .count()
+    }
+
     /// Rows of `.` `B` `W` tokens separated by spaces: the text grid `kradan replay` and
     /// `kradan detect` print.
     pub fn to_text_rows(&self) -> Vec<String> {

@@ -1,0 +1,503 @@
+//! Go moves from settled positions: what `kradan record` decides, with no pixels.
+//!
+//! The tracker hands over positions that stood still on the board ([`Seen`]); this stage
+//! explains each change against the rules engine (`games::go::explain`) and keeps two
+//! boards apart: the game as the rules have it ([`GoInference::position`]), and the board
+//! as it physically stands. Where they differ the difference is remembered
+//! ([`Discrepancy`]): prisoners still being lifted, a stone that slid, a stone taken back,
+//! a ko stone that must come off again. A remembered difference is flagged once, is not
+//! read as a new change on every later frame, and is marked resolved when the board
+//! shows the rules' position there again.
+//!
+//! When unsure it waits, and when it cannot explain it flags: a change that breaks a rule
+//! must hold for [`InferOptions::confirm_seconds`] before it is flagged (a hand may be
+//! about to put things right), and a change that appeared with no hand over the board
+//! since the last settled position must hold for [`InferOptions::unexplained_seconds`].
+
+use crate::games::go::{Context, FlagKind, Move, Point, Position, explain, explain::Explanation};
+use crate::games::{Article, Color, Occupancy, Penalty};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug)]
+pub struct InferOptions {
+    /// How long a position that raises a flag must stand before the flag is raised.
+    pub confirm_seconds: f64,
+    /// How long a change must stand when no hand was seen since the last position.
+    pub unexplained_seconds: f64,
+    /// Each observation is a still taken after a move: act at once.
+    pub stills: bool,
+}
+
+impl Default for InferOptions {
+    fn default() -> Self {
+        InferOptions {
+            confirm_seconds: 1.0,
+            unexplained_seconds: 2.0,
+            stills: false,
+        }
+    }
+}
+
+/// A settled position as the tracker saw it.
+#[derive(Clone, Debug)]
+pub struct Seen<'a> {
+    pub occupancy: &'a Occupancy,
+    /// The reader's confidence per point, row by row.
+    pub confidence: &'a [f32],
+    /// Source time of the first frame showing it, and now.
+    pub since: f64,
+    pub now: f64,
+    /// Whether a hand (or anything moving) was over the board since the last position
+    /// this stage acted on.
+    pub hand_seen: bool,
+}
+
+/// What a flag is about, for the log and the record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RaisedFlag {
+    /// Kradan's id for it, to name it when it is resolved.
+    pub id: u32,
+    pub kind: FlagKind,
+    pub rules: Vec<Article>,
+    pub penalties: Vec<Penalty>,
+    pub points: Vec<Point>,
+    /// The game move it is about (1-based, passes counted).
+    pub move_number: Option<usize>,
+    pub color: Option<Color>,
+    pub message: String,
+}
+
+/// One decision.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// A move of the game record. `number` is 1-based, passes counted.
+    Move {
+        number: usize,
+        color: Color,
+        mv: Move,
+        captured: Vec<Point>,
+        /// The turn was lost for an illegal stone: this pass is the penalty (TGA 28–29).
+        lost_turn: bool,
+    },
+    Flag(RaisedFlag),
+    /// The board shows the rules' position again where a flag said it did not.
+    Resolved {
+        id: u32,
+        kind: FlagKind,
+        points: Vec<Point>,
+    },
+    /// Two passes in a row: play has ended (TGA 12.1).
+    PlayEnded,
+}
+
+/// A point where the physical board differs from the rules' position, known and handled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Discrepancy {
+    /// What the rules say stands there.
+    pub expected: Option<Color>,
+    /// What the board showed when the difference was noticed.
+    pub shown: Option<Color>,
+    /// The flag raised for it, if any (prisoners of the last move are not flagged until
+    /// the game goes on without them being lifted).
+    pub flag: Option<(u32, FlagKind)>,
+    /// The move that captured these prisoners, for a later TGA 27 flag.
+    pub captured_by: Option<usize>,
+}
+
+pub struct GoInference {
+    options: InferOptions,
+    position: Position,
+    /// The physical board as last acted on.
+    board: Occupancy,
+    discrepancies: BTreeMap<Point, Discrepancy>,
+    last_stone: Option<Point>,
+    next_flag_id: u32,
+}
+
+impl GoInference {
+    pub fn new(position: Position, options: InferOptions) -> GoInference {
+        let board = position.board().to_occupancy();
+        GoInference {
+            options,
+            position,
+            board,
+            discrepancies: BTreeMap::new(),
+            last_stone: None,
+            next_flag_id: 1,
+        }
+    }
+
+    /// Continues a game whose physical board is `board` (from a resumed record): every
+    /// difference from the rules' position is taken as already flagged.
+    pub fn resume(
+        position: Position,
+        board: Occupancy,
+        next_flag_id: u32,
+        options: InferOptions,
+    ) -> Self {
+        let mut inference = GoInference::new(position, options);
+        inference.next_flag_id = next_flag_id;
+        for point in inference.position.board().points() {
+            let expected = inference.position.board().get(point);
+            let shown = board.get(point.row as usize, point.col as usize);
+            if expected != shown {
+                inference.discrepancies.insert(
+                    point,
+                    Discrepancy {
+                        expected,
+                        shown,
+                        flag: None,
+                        captured_by: None,
+                    },
+                );
+            }
+        }
+        inference.board = board;
+        inference
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The board as it physically stood when last acted on.
+    pub fn board(&self) -> &Occupancy {
+        &self.board
+    }
+
+    pub fn discrepancies(&self) -> &BTreeMap<Point, Discrepancy> {
+        &self.discrepancies
+    }
+
+    /// Moves played so far (passes counted).
+    pub fn moves_played(&self) -> usize {
+        self.position.moves_played()
+    }
+
+    /// An operator says `color` passed (a pass cannot be seen).
+    pub fn pass(&mut self, color: Color) -> Vec<Outcome> {
+        let mut outcomes = Vec::new();
+        if color != self.position.to_move() {
+            // The operator's word stands, but the turn order it implies is noted.
+            outcomes.push(self.flag(
+                FlagKind::DoubleMove,
+                Vec::new(),
+                Some(self.position.moves_played() + 1),
+                Some(color),
+                format!(
+                    "a pass entered for {color:?} when {:?} was to move",
+                    self.position.to_move()
+                ),
+            ));
+        }
+        self.position
+            .play(color, Move::Pass)
+            .expect("a pass is always legal");
+        outcomes.push(Outcome::Move {
+            number: self.position.moves_played(),
+            color,
+            mv: Move::Pass,
+            captured: Vec::new(),
+            lost_turn: false,
+        });
+        if self.position.play_has_ended() {
+            outcomes.push(Outcome::PlayEnded);
+        }
+        outcomes
+    }
+
+    /// Acts on a settled position. Returns nothing when it shows nothing new, or when the
+    /// change must stand longer before it is believed (call again with later `now`).
+    pub fn observe(&mut self, seen: &Seen) -> Vec<Outcome> {
+        let mut outcomes = Vec::new();
+        if seen.occupancy == &self.board {
+            return outcomes;
+        }
+        let size = self.position.size();
+        if seen.occupancy.width() != size || seen.occupancy.height() != size {
+            return outcomes;
+        }
+
+        // What the board would show if every known difference were put right: the change
+        // to explain is the rest.
+        let mut settled_right = Vec::new();
+        let mut corrected = seen.occupancy.clone();
+        for (&point, discrepancy) in &self.discrepancies {
+            let (row, col) = (point.row as usize, point.col as usize);
+            let now = seen.occupancy.get(row, col);
+            if now == discrepancy.expected {
+                settled_right.push(point);
+            } else if now == discrepancy.shown {
+                corrected.set(row, col, discrepancy.expected);
+            }
+        }
+        let rules_board = self.position.board().to_occupancy();
+        let explanations = if corrected == rules_board {
+            Vec::new()
+        } else {
+            let context = Context {
+                pass_entered: false,
+                last_stone: self.last_stone,
+            };
+            match explain(&self.position, &corrected, context) {
+                Ok(found) => found,
+                Err(_) => return outcomes,
+            }
+        };
+        let best = explanations.into_iter().next();
+
+        // Believe it yet?
+        let stood = seen.now - seen.since;
+        if !self.options.stills {
+            let breach = best.as_ref().is_some_and(|b| breaches(b));
+            if breach && stood < self.options.confirm_seconds {
+                return outcomes;
+            }
+            let changed_points = changed(&self.board, seen.occupancy);
+            let unsure = changed_points
+                .iter()
+                .any(|&p| seen.confidence[p.row as usize * size + p.col as usize] < 0.6);
+            if (!seen.hand_seen || unsure) && stood < self.options.unexplained_seconds {
+                return outcomes;
+            }
+        }
+
+        for point in settled_right {
+            if let Some(discrepancy) = self.discrepancies.remove(&point)
+                && let Some((id, kind)) = discrepancy.flag
+            {
+                let still_open = self
+                    .discrepancies
+                    .values()
+                    .any(|d| d.flag.map(|f| f.0) == Some(id));
+                if !still_open {
+                    outcomes.push(Outcome::Resolved {
+                        id,
+                        kind,
+                        points: vec![point],
+                    });
+                }
+            }
+        }
+
+        if let Some(best) = best {
+            self.apply(best, seen.occupancy, &mut outcomes);
+        }
+        self.board = seen.occupancy.clone();
+        outcomes
+    }
+
+    fn apply(&mut self, best: Explanation, seen: &Occupancy, outcomes: &mut Vec<Outcome>) {
+        let first_number = self.position.moves_played() + 1;
+        let stones_played = best
+            .moves
+            .iter()
+            .filter(|(_, mv)| matches!(mv, Move::Play(_)))
+            .count();
+
+        // Prisoners of an earlier move still standing when the game goes on: TGA 27.
+        if stones_played > 0 {
+            let unlifted: Vec<(Point, usize)> = self
+                .discrepancies
+                .iter()
+                .filter(|(_, d)| d.flag.is_none() && d.captured_by.is_some())
+                .map(|(&p, d)| (p, d.captured_by.unwrap_or(0)))
+                .collect();
+            if !unlifted.is_empty() {
+                let by = unlifted[0].1;
+                let points: Vec<Point> = unlifted.iter().map(|(p, _)| *p).collect();
+                let flag = self.flag(
+                    FlagKind::CapturesNotRemoved,
+                    points.clone(),
+                    Some(by),
+                    None,
+                    format!(
+                        "the game went on with {} prisoner(s) of move {by} still on the board",
+                        points.len()
+                    ),
+                );
+                if let Outcome::Flag(raised) = &flag {
+                    for point in &points {
+                        if let Some(d) = self.discrepancies.get_mut(point) {
+                            d.flag = Some((raised.id, raised.kind));
+                        }
+                    }
+                }
+                outcomes.push(flag);
+            }
+        }
+
+        // Replay the explanation's moves on our own position so every move's captures are
+        // known; illegal stones (ko, suicide) become the offender's lost turn.
+        let illegal: Vec<usize> = best
+            .flags
+            .iter()
+            .filter(|f| matches!(f.kind, FlagKind::KoRetaken | FlagKind::Suicide))
+            .filter_map(|f| f.move_index)
+            .collect();
+        for (index, &(color, mv)) in best.moves.iter().enumerate() {
+            if illegal.contains(&index) {
+                continue;
+            }
+            let played = self.position.play(color, mv);
+            let captured = played.map(|p| p.captured).unwrap_or_default();
+            if let Move::Play(point) = mv {
+                self.last_stone = Some(point);
+            }
+            outcomes.push(Outcome::Move {
+                number: self.position.moves_played(),
+                color,
+                mv,
+                captured,
+                lost_turn: false,
+            });
+        }
+        for flag in &best.flags {
+            let move_number = flag.move_index.map(|i| first_number + i);
+            let color = flag.move_index.and_then(|i| best.moves.get(i)).map(|m| m.0);
+            match flag.kind {
+                FlagKind::CapturesNotRemoved
+                    if flag.move_index == best.moves.len().checked_sub(1) =>
+                {
+                    // Still being lifted: remembered, flagged only if the game goes on.
+                    for &point in &flag.points {
+                        self.discrepancies.insert(
+                            point,
+                            Discrepancy {
+                                expected: None,
+                                shown: seen.get(point.row as usize, point.col as usize),
+                                flag: None,
+                                captured_by: move_number,
+                            },
+                        );
+                    }
+                }
+                kind => {
+                    let message = describe(kind, &flag.points, color);
+                    let raised = self.flag(kind, flag.points.clone(), move_number, color, message);
+                    outcomes.push(raised);
+                    if matches!(kind, FlagKind::KoRetaken | FlagKind::Suicide) {
+                        // The stone comes off again and its player loses the turn (TGA
+                        // 28–29); explain lists an illegal stone only as the last move.
+                        let offender = color.unwrap_or(self.position.to_move());
+                        self.position
+                            .play(offender, Move::Pass)
+                            .expect("a pass is always legal");
+                        outcomes.push(Outcome::Move {
+                            number: self.position.moves_played(),
+                            color: offender,
+                            mv: Move::Pass,
+                            captured: Vec::new(),
+                            lost_turn: true,
+                        });
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(
+            self.position.board().to_occupancy(),
+            best.after.board().to_occupancy(),
+            "replaying the explanation's moves gives its position"
+        );
+
+        // Every point where the board now differs from the rules' position, and not yet
+        // remembered, belongs to the flags just raised (explain names them all).
+        let rules = self.position.board().to_occupancy();
+        let last_flag = outcomes.iter().rev().find_map(|o| match o {
+            Outcome::Flag(f) => Some((f.id, f.kind)),
+            _ => None,
+        });
+        for point in self.position.board().points() {
+            let (row, col) = (point.row as usize, point.col as usize);
+            let expected = rules.get(row, col);
+            let shown = seen.get(row, col);
+            if expected == shown {
+                self.discrepancies.remove(&point);
+                continue;
+            }
+            if self.discrepancies.contains_key(&point) {
+                if let Some(d) = self.discrepancies.get_mut(&point) {
+                    d.shown = shown;
+                    d.expected = expected;
+                }
+                continue;
+            }
+            let flag = outcomes.iter().rev().find_map(|o| match o {
+                Outcome::Flag(f) if f.points.contains(&point) => Some((f.id, f.kind)),
+                _ => None,
+            });
+            self.discrepancies.insert(
+                point,
+                Discrepancy {
+                    expected,
+                    shown,
+                    flag: flag.or(last_flag),
+                    captured_by: None,
+                },
+            );
+        }
+        if self.position.play_has_ended() {
+            outcomes.push(Outcome::PlayEnded);
+        }
+    }
+
+    fn flag(
+        &mut self,
+        kind: FlagKind,
+        points: Vec<Point>,
+        move_number: Option<usize>,
+        color: Option<Color>,
+        message: String,
+    ) -> Outcome {
+        let id = self.next_flag_id;
+        self.next_flag_id += 1;
+        Outcome::Flag(RaisedFlag {
+            id,
+            kind,
+            rules: kind.rules().to_vec(),
+            penalties: kind.penalties().to_vec(),
+            points,
+            move_number,
+            color,
+            message,
+        })
+    }
+
+    /// The id the next flag will get (kept across a resumed record).
+    pub fn next_flag_id(&self) -> u32 {
+        self.next_flag_id
+    }
+}
+
+/// Whether acting on this explanation raises a flag a referee must see (notes and
+/// prisoners still being lifted do not).
+fn breaches(explanation: &Explanation) -> bool {
+    let last = explanation.moves.len().checked_sub(1);
+    explanation.flags.iter().any(|f| match f.kind {
+        FlagKind::InferredOrder | FlagKind::Repetition => false,
+        FlagKind::CapturesNotRemoved => f.move_index != last,
+        _ => true,
+    })
+}
+
+fn changed(before: &Occupancy, after: &Occupancy) -> Vec<Point> {
+    let mut points = Vec::new();
+    for row in 0..before.height() {
+        for col in 0..before.width() {
+            if before.get(row, col) != after.get(row, col) {
+                points.push(Point::new(row as u8, col as u8));
+            }
+        }
+    }
+    points
+}
+
+fn describe(kind: FlagKind, points: &[Point], color: Option<Color>) -> String {
+    let where_ = points
+        .iter()
+        .map(|p| p.to_sgf())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let who = color.map(|c| format!("{c:?} ")).unwrap_or_default();
+    format!("{who}{}: {where_}", kind.describe())
+}

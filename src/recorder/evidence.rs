@@ -1,0 +1,178 @@
+//! Evidence frames: the camera's picture before and after a decision, with the points it
+//! is about circled and a caption saying what was decided, small enough to keep hundreds.
+
+use crate::geometry::BoardGeometry;
+use opencv::core::{Mat, Point, Scalar, Size, Vector};
+use opencv::imgcodecs;
+use opencv::imgproc;
+use opencv::prelude::*;
+
+/// The longest side of an evidence picture: enough to see every stone of a 19×19 board
+/// from a usual camera distance, at about 100 KB a picture.
+pub const EVIDENCE_SIDE: i32 = 1280;
+
+/// How a circled point is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// A stone that appeared.
+    Placed,
+    /// A stone that went away.
+    Lifted,
+    /// A point a flag is about.
+    Flagged,
+}
+
+impl Mark {
+    fn color(self) -> Scalar {
+        match self {
+            Mark::Placed => Scalar::new(60.0, 220.0, 60.0, 0.0),
+            Mark::Lifted => Scalar::new(255.0, 160.0, 40.0, 0.0),
+            Mark::Flagged => Scalar::new(40.0, 40.0, 255.0, 0.0),
+        }
+    }
+}
+
+/// A frame reduced to evidence size, with the factor from the original.
+pub fn reduce(image: &Mat) -> opencv::Result<(Mat, f64)> {
+    let longest = image.cols().max(image.rows());
+    if longest <= EVIDENCE_SIDE {
+        return Ok((image.clone(), 1.0));
+    }
+    let factor = f64::from(EVIDENCE_SIDE) / f64::from(longest);
+    let mut small = Mat::default();
+    imgproc::resize(
+        image,
+        &mut small,
+        Size::default(),
+        factor,
+        factor,
+        imgproc::INTER_AREA,
+    )?;
+    Ok((small, factor))
+}
+
+/// JPEG bytes of `frame` (already reduced by `factor`) with the board's outline, the
+/// `marks` (`[row, col]` in the game's frame of `geometry`) and a caption.
+pub fn annotate(
+    frame: &Mat,
+    factor: f64,
+    geometry: Option<&BoardGeometry>,
+    marks: &[([usize; 2], Mark)],
+    caption: &str,
+) -> opencv::Result<Vec<u8>> {
+    let mut picture = frame.clone();
+    if let Some(geometry) = geometry {
+        let geometry = geometry.scaled(factor);
+        let corners: Vector<Point> = geometry
+            .corners()
+            .iter()
+            .map(|&[x, y]| Point::new(x.round() as i32, y.round() as i32))
+            .collect();
+        let mut outline = Vector::<Vector<Point>>::new();
+        outline.push(corners);
+        imgproc::polylines(
+            &mut picture,
+            &outline,
+            true,
+            Scalar::new(255.0, 255.0, 0.0, 0.0),
+            1,
+            imgproc::LINE_AA,
+            0,
+        )?;
+        let spacing = {
+            let a = geometry.to_image(0.0, 0.0);
+            let b = geometry.to_image((geometry.size - 1) as f64, 0.0);
+            (a[0] - b[0]).hypot(a[1] - b[1]) / (geometry.size - 1).max(1) as f64
+        };
+        let radius = (spacing * 0.6).max(4.0).round() as i32;
+        for &([row, col], mark) in marks {
+            let [x, y] = geometry.to_image(col as f64, row as f64);
+            imgproc::circle(
+                &mut picture,
+                Point::new(x.round() as i32, y.round() as i32),
+                radius,
+                mark.color(),
+                2,
+                imgproc::LINE_AA,
+                0,
+            )?;
+        }
+    }
+    caption_bar(&mut picture, caption)?;
+    let mut bytes = Vector::<u8>::new();
+    let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 85]);
+    imgcodecs::imencode(".jpg", &picture, &mut bytes, &params)?;
+    Ok(bytes.to_vec())
+}
+
+fn caption_bar(picture: &mut Mat, caption: &str) -> opencv::Result<()> {
+    let height = 28;
+    let width = picture.cols();
+    imgproc::rectangle(
+        picture,
+        opencv::core::Rect::new(0, 0, width, height),
+        Scalar::all(0.0),
+        -1,
+        imgproc::LINE_8,
+        0,
+    )?;
+    // Hershey fonts have no Thai or other non-ASCII glyphs; the caption is ASCII by design.
+    let text: String = caption
+        .chars()
+        .map(|c| if c.is_ascii() { c } else { '?' })
+        .collect();
+    imgproc::put_text(
+        picture,
+        &text,
+        Point::new(8, 20),
+        imgproc::FONT_HERSHEY_SIMPLEX,
+        0.55,
+        Scalar::all(255.0),
+        1,
+        imgproc::LINE_AA,
+        false,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::CV_8UC3;
+
+    #[test]
+    fn annotated_evidence_is_a_reduced_jpeg() {
+        let frame =
+            Mat::new_rows_cols_with_default(1080, 1920, CV_8UC3, Scalar::all(128.0)).unwrap();
+        let (small, factor) = reduce(&frame).unwrap();
+        assert_eq!(small.cols(), EVIDENCE_SIDE);
+        let geometry = BoardGeometry::from_corners(
+            9,
+            [
+                [500.0, 100.0],
+                [1400.0, 100.0],
+                [1400.0, 1000.0],
+                [500.0, 1000.0],
+            ],
+        )
+        .unwrap();
+        let bytes = annotate(
+            &small,
+            factor,
+            Some(&geometry),
+            &[([4, 4], Mark::Placed), ([0, 0], Mark::Flagged)],
+            "move 12: B ee",
+        )
+        .unwrap();
+        assert_eq!(&bytes[..2], &[0xFF, 0xD8], "a JPEG");
+        let decoded =
+            imgcodecs::imdecode(&Vector::from_slice(&bytes), imgcodecs::IMREAD_COLOR).unwrap();
+        assert_eq!(decoded.cols(), EVIDENCE_SIDE);
+        // The placed point is circled in green.
+        let [x, y] = geometry.scaled(factor).to_image(4.0, 4.0);
+        let radius = (900.0 / 8.0 * 0.6 * factor).round();
+        let pixel = *decoded
+            .at_2d::<opencv::core::Vec3b>(y.round() as i32, (x + radius).round() as i32)
+            .unwrap();
+        assert!(pixel[1] > 150 && pixel[0] < 140, "{pixel:?}");
+    }
+}

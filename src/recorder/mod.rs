@@ -1,0 +1,1067 @@
+//! `kradan record`: a source of frames in, a game record out, as the game goes.
+//!
+//! The stages, each in its own module: frames come from [`crate::source`] (on a thread
+//! of their own, so decoding overlaps analysis), [`crate::track`] follows the board and
+//! hands over positions that stood still, [`crate::infer::go`] turns them into moves and
+//! flags against the rules, and this module writes what was decided: `events.jsonl` (hash
+//! chained, [`crate::record`]), `game.sgf`, and the annotated frames in `evidence/`. Every
+//! decision is on disk before the next frame is looked at, so a crash loses nothing
+//! already decided, and `--resume` continues the same record.
+
+pub mod evidence;
+mod sgf_view;
+
+use crate::games::Color;
+use crate::games::go::scoring::{self, Counting};
+use crate::games::go::{FlagKind, Move, Point, Position};
+use crate::geometry::calibration::Calibration;
+use crate::infer::go::{GoInference, InferOptions, Outcome, Seen};
+use crate::reading::{Reader, ReaderChoice};
+use crate::record::{Event, EventLog, Kind, RecordError};
+use crate::source::{self, Frame, FrameSource, SourceError, SourceKind};
+use crate::track::{Settled, TrackEvent, Tracker, TrackerOptions, View};
+use evidence::Mark;
+use opencv::core::Mat;
+use serde_json::{Map, Value, json};
+use sgf_view::SgfView;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// Analyses per second of source time: a hand is over the board for a second or more, and
+/// ten looks a second commit a move within a few tenths of a second of the hand leaving.
+pub const DEFAULT_RATE: f64 = 10.0;
+
+#[derive(Clone, Debug)]
+pub struct RecordOptions {
+    pub source: String,
+    pub out: PathBuf,
+    pub size: Option<usize>,
+    pub handicap: usize,
+    pub komi: f64,
+    /// Who plays first (Black unless the event decides otherwise; White after handicap).
+    pub first: Option<Color>,
+    pub calibration: Option<PathBuf>,
+    /// Read a folder as the frames of a video at this rate, not as stills.
+    pub fps: Option<f64>,
+    /// Passes entered by an operator: lines `SECONDS COLOR` (`612.5 white`).
+    pub passes: Option<PathBuf>,
+    pub resume: bool,
+    pub rate: f64,
+    pub reader: ReaderChoice,
+    /// Print progress to stderr.
+    pub progress: bool,
+}
+
+impl RecordOptions {
+    pub fn new(source: impl Into<String>, out: impl Into<PathBuf>) -> Self {
+        RecordOptions {
+            source: source.into(),
+            out: out.into(),
+            size: None,
+            handicap: 0,
+            komi: scoring::THAI_KOMI,
+            first: None,
+            calibration: None,
+            fps: None,
+            passes: None,
+            resume: false,
+            rate: DEFAULT_RATE,
+            reader: ReaderChoice::Auto,
+            progress: false,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecorderError {
+    #[error("{0}")]
+    BadOptions(String),
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error("no board found in {input} ({frames} frames looked at)")]
+    NoBoard { input: String, frames: u64 },
+    #[error("the board in view has {found} lines, not the {asked} asked for")]
+    WrongSize { found: usize, asked: usize },
+    #[error("{0}")]
+    Model(String),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("image processing failed: {0}")]
+    OpenCv(#[from] opencv::Error),
+}
+
+impl RecorderError {
+    /// 2 bad input (options, source, output folder), 3 no board, 4 internal.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RecorderError::BadOptions(_)
+            | RecorderError::Source(_)
+            | RecorderError::Record(_)
+            | RecorderError::Model(_)
+            | RecorderError::WrongSize { .. }
+            | RecorderError::Write { .. } => 2,
+            RecorderError::NoBoard { .. } => 3,
+            RecorderError::OpenCv(_) => 4,
+        }
+    }
+}
+
+/// What a recording did.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub moves: usize,
+    pub flags: usize,
+    pub frames: u64,
+    pub analysed: u64,
+    pub source_seconds: f64,
+    pub wall_seconds: f64,
+    /// The final position, rows of `.`/`B`/`W`.
+    pub final_rows: Vec<String>,
+    /// The Thai score of the final position with no stones marked dead.
+    pub score: Option<String>,
+    /// The source broke before its end: where, in words. Everything before was recorded.
+    pub broken: Option<String>,
+}
+
+/// A pass the operator entered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PassEntry {
+    pub time: f64,
+    pub color: Color,
+}
+
+/// Reads a passes file: one `SECONDS COLOR` per line, `#` comments.
+pub fn read_passes(path: &Path) -> Result<Vec<PassEntry>, RecorderError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| RecorderError::BadOptions(format!("--passes {}: {e}", path.display())))?;
+    let mut passes = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let bad = || {
+            RecorderError::BadOptions(format!(
+                "--passes {} line {}: {line:?} is not \"SECONDS black|white\"",
+                path.display(),
+                number + 1
+            ))
+        };
+        let mut words = line.split_whitespace();
+        let time: f64 = words
+            .next()
+            .and_then(|w| w.parse().ok())
+            .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+            .ok_or_else(bad)?;
+        let color = match words.next().map(str::to_ascii_lowercase).as_deref() {
+            Some("black" | "b") => Color::Black,
+            Some("white" | "w") => Color::White,
+            _ => return Err(bad()),
+        };
+        passes.push(PassEntry { time, color });
+    }
+    passes.sort_by(|a, b| a.time.total_cmp(&b.time));
+    Ok(passes)
+}
+
+/// Records a game. `on_line` receives a line for every committed move and flag, for a
+/// live display.
+pub fn record(
+    options: &RecordOptions,
+    on_line: &mut dyn FnMut(&str),
+) -> Result<Summary, RecorderError> {
+    let started = Instant::now();
+    if let Some(size) = options.size {
+        crate::games::go::Board::check_size(size)
+            .map_err(|e| RecorderError::BadOptions(format!("--size {size}: {e}")))?;
+    }
+    if !(options.rate > 0.0 && options.rate <= 120.0) {
+        return Err(RecorderError::BadOptions(format!(
+            "--rate {}: expected 0 to 120 looks per second",
+            options.rate
+        )));
+    }
+    if !(0.0..=50.0).contains(&options.komi) {
+        return Err(RecorderError::BadOptions(format!(
+            "--komi {}: expected 0 to 50",
+            options.komi
+        )));
+    }
+    let passes = match &options.passes {
+        Some(path) => read_passes(path)?,
+        None => Vec::new(),
+    };
+    let calibration = options
+        .calibration
+        .as_deref()
+        .map(Calibration::load)
+        .transpose()
+        .map_err(|e| RecorderError::BadOptions(e.to_string()))?;
+    let (reader, reader_note) =
+        Reader::load(options.reader).map_err(|e| RecorderError::Model(format!("{e:#}")))?;
+
+    let mut source = source::open(&options.source, options.fps)?;
+    let kind = source.kind();
+    let stills = kind == SourceKind::Stills;
+
+    let mut session = Session::open(options, &*source, reader_note)?;
+    if let Some(time) = session.resume_time {
+        source.seek(time)?;
+    }
+    let fps = source.fps();
+    let total_frames = source.frame_count();
+
+    let mut tracker_options = TrackerOptions {
+        size: options.size.or(session.size),
+        ..TrackerOptions::default()
+    };
+    if stills {
+        tracker_options.settle_frames = 1;
+        tracker_options.settle_seconds = 0.0;
+        tracker_options.stills = true;
+    } else if let Some(fps) = fps {
+        // At least three looks, over at least a fifth of a second.
+        let looks = options.rate.min(fps);
+        tracker_options.settle_frames = 3;
+        tracker_options.settle_seconds = (2.0 / looks).max(0.2);
+    }
+    let mut tracker = Tracker::new(tracker_options, reader);
+    if let Some(inference) = &session.inference {
+        tracker.assume_settled(inference.board().clone());
+    }
+    let _ = &calibration;
+
+    // Frames are decoded on their own thread; the channel is short so memory stays flat.
+    let (sender, receiver) = mpsc::sync_channel::<Result<Frame, SourceError>>(2);
+    let rate = options.rate;
+    let reader_thread = std::thread::spawn(move || {
+        let mut next_due = f64::NEG_INFINITY;
+        let mut frames = 0u64;
+        loop {
+            // Which frame is due is known only after it is grabbed, so every frame is
+            // grabbed and only the due ones converted: the decode is unavoidable in a
+            // compressed stream, the conversion is not.
+            let peek_due = stills || fps.is_none_or(|f| f <= rate);
+            let decode = peek_due || frames == 0 || {
+                let time = frames as f64 / fps.unwrap_or(rate);
+                time + 1e-9 >= next_due
+            };
+            match source.next_frame(decode) {
+                Ok(Some(frame)) => {
+                    frames += 1;
+                    if decode {
+                        next_due = frame.time + 1.0 / rate - 0.5 / fps.unwrap_or(rate);
+                        if sender.send(Ok(frame)).is_err() {
+                            return frames;
+                        }
+                    }
+                }
+                Ok(None) => return frames,
+                Err(error) => {
+                    let _ = sender.send(Err(error));
+                    return frames;
+                }
+            }
+        }
+    });
+
+    let mut summary = Summary::default();
+    let mut progress = Progress::new(options.progress, total_frames, fps);
+    let mut next_pass = passes
+        .iter()
+        .position(|p| session.resume_time.is_none_or(|t| p.time > t))
+        .unwrap_or(passes.len());
+    let mut last_time = 0.0;
+    let mut broken = None;
+    for received in receiver {
+        let frame = match received {
+            Ok(frame) => frame,
+            Err(error) => {
+                broken = Some(error.to_string());
+                break;
+            }
+        };
+        summary.analysed += 1;
+        last_time = frame.time;
+        if let Some(note) = &frame.note {
+            session.note(frame.time, "source", note)?;
+        }
+        while next_pass < passes.len() && passes[next_pass].time <= frame.time {
+            let pass = passes[next_pass];
+            next_pass += 1;
+            if session.inference.is_some() {
+                session.pass(&pass, on_line)?;
+            }
+        }
+        let report = tracker.analyse(&frame.image, frame.time, frame.index)?;
+        for event in &report.events {
+            session.track_event(event, &frame, &tracker, on_line)?;
+        }
+        if let Some(size) = tracker.size()
+            && session.inference.is_none()
+        {
+            if let Some(asked) = options.size
+                && asked != size
+            {
+                return Err(RecorderError::WrongSize { found: size, asked });
+            }
+            session.start_game(size, options)?;
+        }
+        match report.view {
+            View::Moving { .. } | View::Covered { .. } => session.hand_seen = true,
+            View::NoBoard | View::Clear => {}
+        }
+        if let Some(settled) = &report.settled {
+            session.settled(settled, &frame, &tracker, on_line)?;
+        }
+        progress.show(frame.index, frame.time, &session);
+    }
+    let frames = reader_thread.join().unwrap_or(0);
+    progress.finish();
+    summary.frames = frames;
+    summary.source_seconds = last_time;
+    if session.inference.is_none() {
+        session.finish(last_time, broken.as_deref(), &mut summary)?;
+        if let Some(reason) = broken {
+            return Err(RecorderError::Source(SourceError::Open(format!(
+                "{}: {reason}",
+                options.source
+            ))));
+        }
+        return Err(RecorderError::NoBoard {
+            input: options.source.clone(),
+            frames,
+        });
+    }
+    session.finish(last_time, broken.as_deref(), &mut summary)?;
+    summary.broken = broken;
+    summary.wall_seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Everything written, and the game state it is written from.
+struct Session {
+    log: EventLog,
+    out: PathBuf,
+    sgf: SgfView,
+    inference: Option<GoInference>,
+    size: Option<usize>,
+    handicap: usize,
+    first: Option<Color>,
+    komi: f64,
+    live: bool,
+    /// A hand was over the board since the last position acted on.
+    hand_seen: bool,
+    /// The frame of the last position acted on (reduced for evidence) and its factor.
+    before: Option<(Mat, f64)>,
+    resume_time: Option<f64>,
+    moves: usize,
+    flags: usize,
+    /// The flag ids of this game's open flags, and their event seq (to resolve them).
+    flag_seqs: Vec<(u32, u64)>,
+    last_line: String,
+}
+
+impl Session {
+    fn open(
+        options: &RecordOptions,
+        source: &dyn FrameSource,
+        reader_note: Option<String>,
+    ) -> Result<Session, RecorderError> {
+        let live = matches!(source.kind(), SourceKind::Stream | SourceKind::Camera);
+        let mut detail = Map::new();
+        detail.insert("game".into(), "go".into());
+        detail.insert("source".into(), options.source.clone().into());
+        detail.insert("source_description".into(), source.describe().into());
+        detail.insert("size".into(), json!(options.size));
+        detail.insert("handicap".into(), options.handicap.into());
+        detail.insert("komi".into(), options.komi.into());
+        detail.insert(
+            "first".into(),
+            json!(options.first.map(|c| color_name(c).to_string())),
+        );
+        if let Some(note) = reader_note {
+            detail.insert("reader_note".into(), note.into());
+        }
+        let mut session = Session {
+            log: if options.resume {
+                EventLog::resume(&options.out, detail.clone())?.0
+            } else {
+                EventLog::create(&options.out, detail)?
+            },
+            out: options.out.clone(),
+            sgf: SgfView::new(options.komi),
+            inference: None,
+            size: options.size,
+            handicap: options.handicap,
+            first: options.first,
+            komi: options.komi,
+            live,
+            hand_seen: false,
+            before: None,
+            resume_time: None,
+            moves: 0,
+            flags: 0,
+            flag_seqs: Vec::new(),
+            last_line: String::new(),
+        };
+        if options.resume {
+            session.restore(options)?;
+        }
+        Ok(session)
+    }
+
+    /// Rebuilds the game from the events of the record being continued.
+    fn restore(&mut self, options: &RecordOptions) -> Result<(), RecorderError> {
+        let text = std::fs::read_to_string(self.out.join(crate::record::events::EVENTS_FILE))
+            .map_err(|source| RecorderError::Write {
+                path: self.out.join(crate::record::events::EVENTS_FILE),
+                source,
+            })?;
+        let events: Vec<Event> = text
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        let start = events.iter().find(|e| e.kind == Kind::SessionStart);
+        if let Some(start) = start {
+            let size = start.detail.get("size").and_then(Value::as_u64);
+            self.size = options.size.or(size.map(|s| s as usize));
+            self.handicap = start
+                .detail
+                .get("handicap")
+                .and_then(Value::as_u64)
+                .map_or(self.handicap, |h| h as usize);
+            self.komi = start
+                .detail
+                .get("komi")
+                .and_then(Value::as_f64)
+                .unwrap_or(self.komi);
+            self.sgf = SgfView::new(self.komi);
+        }
+        let game_start = events.iter().rev().find(|e| {
+            e.kind == Kind::Note
+                && e.detail.get("note").and_then(Value::as_str) == Some("game-start")
+        });
+        let Some(game_start) = game_start else {
+            return Ok(());
+        };
+        let size = game_start
+            .detail
+            .get("size")
+            .and_then(Value::as_u64)
+            .unwrap_or(19) as usize;
+        let first = game_start
+            .detail
+            .get("first")
+            .and_then(Value::as_str)
+            .and_then(color_from_name);
+        let mut position = initial_position(size, self.handicap, first)?;
+        self.sgf.start(size, self.handicap, &position);
+        let mut board = position.board().to_occupancy();
+        let mut next_flag_id = 1;
+        for event in &events {
+            if let Some(time) = event.video_time {
+                self.resume_time = Some(self.resume_time.map_or(time, |t: f64| t.max(time)));
+            }
+            if let Some(rows) = event.detail.get("board").and_then(Value::as_array) {
+                let rows: Vec<&str> = rows.iter().filter_map(Value::as_str).collect();
+                if let Ok(seen) = crate::games::Occupancy::from_text_rows(&rows) {
+                    board = seen;
+                }
+            }
+            match event.kind {
+                Kind::Move => {
+                    let Some(color) = event.color else { continue };
+                    let mv = match event.notation.as_deref() {
+                        Some("pass") | None => Move::Pass,
+                        Some(_) => match event.points.first() {
+                            Some(&[row, col]) => Move::Play(Point::new(row as u8, col as u8)),
+                            None => Move::Pass,
+                        },
+                    };
+                    let _ = position.play(color, mv);
+                    self.sgf.add_move(color, mv, event.video_time, None);
+                    self.moves += 1;
+                }
+                Kind::Flag => {
+                    self.flags += 1;
+                    if let Some(id) = event.detail.get("flag_id").and_then(Value::as_u64) {
+                        next_flag_id = next_flag_id.max(id as u32 + 1);
+                        self.flag_seqs.push((id as u32, event.seq));
+                    }
+                    if let Some(text) = event.detail.get("message").and_then(Value::as_str) {
+                        self.sgf.add_comment(text);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.inference = Some(GoInference::resume(
+            position,
+            board,
+            next_flag_id,
+            InferOptions::default(),
+        ));
+        self.size = Some(size);
+        self.write_sgf()?;
+        Ok(())
+    }
+
+    fn start_game(&mut self, size: usize, options: &RecordOptions) -> Result<(), RecorderError> {
+        let position = initial_position(size, self.handicap, self.first)?;
+        self.sgf.start(size, self.handicap, &position);
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", "game-start")
+            .with_detail("size", size)
+            .with_detail("first", color_name(position.to_move()))
+            .with_detail("handicap", self.handicap);
+        event.detail.insert(
+            "board".into(),
+            json!(position.board().to_occupancy().to_text_rows()),
+        );
+        self.log.append(event)?;
+        let infer = InferOptions {
+            stills: !options.source.is_empty() && self.is_stills(options),
+            ..InferOptions::default()
+        };
+        self.inference = Some(GoInference::new(position, infer));
+        self.size = Some(size);
+        self.write_sgf()
+    }
+
+    fn is_stills(&self, options: &RecordOptions) -> bool {
+        options.fps.is_none() && Path::new(&options.source).is_dir()
+    }
+
+    fn video_time(&self, time: f64) -> Option<f64> {
+        (!self.live).then_some(time)
+    }
+
+    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", note)
+            .with_detail("message", message);
+        event.video_time = self.video_time(time);
+        self.log.append(event)?;
+        Ok(())
+    }
+
+    fn track_event(
+        &mut self,
+        event: &TrackEvent,
+        frame: &Frame,
+        tracker: &Tracker,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        let (note, message) = match event {
+            TrackEvent::Found { corners, how } => (
+                "board-found",
+                format!(
+                    "{}×{} board found by {how}; corners {}",
+                    tracker.size().unwrap_or(0),
+                    tracker.size().unwrap_or(0),
+                    format_corners(corners)
+                ),
+            ),
+            TrackEvent::Lost { reason } => ("board-lost", format!("board lost: {reason}")),
+            TrackEvent::Relocated {
+                corners,
+                quarter_turns,
+                agreement,
+                shift_pixels,
+            } => (
+                "relocated",
+                format!(
+                    "the board moved in the picture by up to {shift_pixels:.0} px (camera or board bumped) and was found again; \
+                     turned {quarter_turns} quarter(s) to match the recorded position, which {:.1} % of points agree with; corners {}",
+                    agreement * 100.0,
+                    format_corners(corners)
+                ),
+            ),
+            TrackEvent::Renewed => (
+                "view-renewed",
+                "the light changed: the reference view of the board was renewed".to_string(),
+            ),
+        };
+        on_line(&message);
+        let mut record = Event::new(Kind::Note)
+            .with_detail("note", note)
+            .with_detail("message", message.as_str());
+        record.video_time = self.video_time(frame.time);
+        if matches!(
+            event,
+            TrackEvent::Found { .. } | TrackEvent::Relocated { .. }
+        ) {
+            let (small, factor) = evidence::reduce(&frame.image)?;
+            let bytes =
+                evidence::annotate(&small, factor, tracker.geometry().as_ref(), &[], &message)?;
+            let name = format!("{:06}-board.jpg", self.log.next_seq());
+            record = record.with_evidence(self.log.write_evidence(&name, &bytes)?);
+        }
+        self.log.append(record)?;
+        Ok(())
+    }
+
+    fn pass(
+        &mut self,
+        pass: &PassEntry,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        let inference = self.inference.as_mut().expect("game started");
+        let outcomes = inference.pass(pass.color);
+        self.write_outcomes(&outcomes, pass.time, 1.0, None, None, on_line)
+    }
+
+    fn settled(
+        &mut self,
+        settled: &Settled,
+        frame: &Frame,
+        tracker: &Tracker,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        let Some(inference) = self.inference.as_mut() else {
+            return Ok(());
+        };
+        if &settled.occupancy == inference.board() {
+            // Nothing new: whatever the hand did, it left the board as it was.
+            self.hand_seen = false;
+            if self.before.is_none() {
+                self.before = Some(evidence::reduce(&frame.image)?);
+            }
+            return Ok(());
+        }
+        let before_board = inference.board().clone();
+        let outcomes = inference.observe(&Seen {
+            occupancy: &settled.occupancy,
+            confidence: &settled.confidence,
+            since: settled.since,
+            now: frame.time,
+            hand_seen: self.hand_seen,
+        });
+        if inference.board() == &before_board {
+            return Ok(());
+        }
+        // Acted on: the change is on disk with its frames before the next frame is read.
+        let changed = changed_points(&before_board, &settled.occupancy);
+        let confidence = settled.confidence_at(&changed);
+        let after = evidence::reduce(&frame.image)?;
+        let geometry = tracker.geometry();
+        let pictures = Some((after, geometry));
+        self.write_outcomes(
+            &outcomes,
+            settled.since,
+            f64::from(confidence),
+            pictures,
+            Some((&before_board, &settled.occupancy)),
+            on_line,
+        )?;
+        self.hand_seen = false;
+        Ok(())
+    }
+
+    /// Writes one decision: its evidence pair, then its events, then the SGF.
+    fn write_outcomes(
+        &mut self,
+        outcomes: &[Outcome],
+        time: f64,
+        confidence: f64,
+        pictures: Option<((Mat, f64), Option<crate::geometry::BoardGeometry>)>,
+        change: Option<(&crate::games::Occupancy, &crate::games::Occupancy)>,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        let caption = outcomes
+            .iter()
+            .filter_map(|o| self.describe(o))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut evidence = Vec::new();
+        if let Some(((after, factor), geometry)) = &pictures {
+            let mut marks: Vec<([usize; 2], Mark)> = Vec::new();
+            if let Some((before, now)) = change {
+                for [row, col] in changed_points(before, now) {
+                    let mark = if now.get(row, col).is_some() {
+                        Mark::Placed
+                    } else {
+                        Mark::Lifted
+                    };
+                    marks.push(([row, col], mark));
+                }
+            }
+            for outcome in outcomes {
+                if let Outcome::Flag(flag) = outcome {
+                    marks.extend(flag.points.iter().map(|p| (cell(*p), Mark::Flagged)));
+                }
+            }
+            let seq = self.log.next_seq();
+            if let Some((before, before_factor)) = &self.before {
+                let bytes = evidence::annotate(
+                    before,
+                    *before_factor,
+                    geometry.as_ref(),
+                    &marks,
+                    &format!("before: {caption}"),
+                )?;
+                evidence.push(
+                    self.log
+                        .write_evidence(&format!("{seq:06}-before.jpg"), &bytes)?,
+                );
+            }
+            let bytes = evidence::annotate(
+                after,
+                *factor,
+                geometry.as_ref(),
+                &marks,
+                &format!("after: {caption}"),
+            )?;
+            evidence.push(
+                self.log
+                    .write_evidence(&format!("{seq:06}-after.jpg"), &bytes)?,
+            );
+            self.before = Some((after.clone(), *factor));
+        }
+        let inference = self.inference.as_ref().expect("game started");
+        let board_rows = inference.board().to_text_rows();
+        let mut play_ended = false;
+        for outcome in outcomes {
+            let mut event = match outcome {
+                Outcome::Move {
+                    number,
+                    color,
+                    mv,
+                    captured,
+                    lost_turn,
+                } => {
+                    self.moves += 1;
+                    let mut event = Event::new(Kind::Move)
+                        .with_move(*number as u32, *color, mv.to_sgf())
+                        .with_confidence(confidence);
+                    if let Move::Play(point) = mv {
+                        event = event.with_points([cell(*point)]);
+                    }
+                    event = event.with_detail(
+                        "captured",
+                        captured.iter().map(|p| p.to_sgf()).collect::<Vec<_>>(),
+                    );
+                    if *lost_turn {
+                        event = event.with_detail("lost_turn", true);
+                    }
+                    let comment = lost_turn
+                        .then(|| "the turn is lost for the illegal stone (TGA 28-29)".to_string());
+                    self.sgf
+                        .add_move(*color, *mv, self.video_time(time), comment.as_deref());
+                    event
+                }
+                Outcome::Flag(flag) => {
+                    self.flags += 1;
+                    let mut event = Event::new(Kind::Flag)
+                        .with_points(flag.points.iter().map(|p| cell(*p)))
+                        .cite(&flag.rules, &flag.penalties)
+                        .with_confidence(confidence)
+                        .with_detail("flag", kebab(flag.kind))
+                        .with_detail("flag_id", flag.id)
+                        .with_detail("message", flag.message.as_str());
+                    event.move_number = flag.move_number.map(|n| n as u32);
+                    event.color = flag.color;
+                    let rules = flag
+                        .rules
+                        .iter()
+                        .map(|a| a.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    self.sgf.add_comment(&format!(
+                        "FLAG {}: {} ({rules}; {})",
+                        kebab(flag.kind),
+                        flag.message,
+                        flag.penalties
+                            .iter()
+                            .map(|p| p.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                    self.flag_seqs.push((flag.id, self.log.next_seq()));
+                    event
+                }
+                Outcome::Resolved { id, kind, points } => {
+                    let mut event = Event::new(Kind::Resolved)
+                        .with_points(points.iter().map(|p| cell(*p)))
+                        .with_detail("flag", kebab(*kind))
+                        .with_detail("flag_id", *id)
+                        .with_detail("by", "board")
+                        .with_detail(
+                            "message",
+                            "the board shows the recorded position there again",
+                        );
+                    if let Some(&(_, seq)) = self.flag_seqs.iter().find(|(f, _)| f == id) {
+                        event = event.with_detail("resolves", seq);
+                    }
+                    self.sgf.add_comment(&format!(
+                        "resolved: {} put right on the board",
+                        kebab(*kind)
+                    ));
+                    event
+                }
+                Outcome::PlayEnded => {
+                    play_ended = true;
+                    Event::new(Kind::Note)
+                        .with_detail("note", "play-ended")
+                        .with_detail("message", "two passes in a row: play has ended (TGA 12.1)")
+                }
+            };
+            event.video_time = self.video_time(time);
+            event.evidence = evidence.clone();
+            event.detail.insert("board".into(), json!(board_rows));
+            if let Some(line) = self.describe(outcome) {
+                self.last_line = line.clone();
+                on_line(&line);
+            }
+            self.log.append(event)?;
+        }
+        if play_ended {
+            let inference = self.inference.as_ref().expect("game started");
+            let score = scoring::score(inference.position(), &[], self.komi, Counting::Thai);
+            self.sgf.set_result(&score.result());
+            let mut event = Event::new(Kind::Note)
+                .with_detail("note", "score")
+                .with_detail("result", score.result())
+                .with_detail(
+                    "message",
+                    "Thai count (TGA 13) with no stones marked dead; mark them with kradan score",
+                );
+            event.video_time = self.video_time(time);
+            self.log.append(event)?;
+        }
+        self.write_sgf()
+    }
+
+    fn describe(&self, outcome: &Outcome) -> Option<String> {
+        Some(match outcome {
+            Outcome::Move {
+                number, color, mv, ..
+            } => format!(
+                "move {number}: {} {}",
+                color.letter(),
+                match mv {
+                    Move::Play(p) => p.to_sgf(),
+                    Move::Pass => "pass".into(),
+                }
+            ),
+            Outcome::Flag(flag) => format!(
+                "FLAG {} ({}): {}",
+                kebab(flag.kind),
+                flag.rules
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                flag.message
+            ),
+            Outcome::Resolved { kind, .. } => format!("resolved: {}", kebab(*kind)),
+            Outcome::PlayEnded => "play ended (two passes)".into(),
+        })
+    }
+
+    fn write_sgf(&self) -> Result<(), RecorderError> {
+        let path = self.out.join("game.sgf");
+        write_atomically(&path, self.sgf.text().as_bytes())
+    }
+
+    fn finish(
+        &mut self,
+        time: f64,
+        broken: Option<&str>,
+        summary: &mut Summary,
+    ) -> Result<(), RecorderError> {
+        if let Some(reason) = broken {
+            self.note(
+                time,
+                "source-broken",
+                &format!("the source broke: {reason}; everything before was recorded"),
+            )?;
+        }
+        if let Some(inference) = &self.inference {
+            let score = scoring::score(inference.position(), &[], self.komi, Counting::Thai);
+            summary.final_rows = inference.position().board().to_occupancy().to_text_rows();
+            summary.score = Some(score.result());
+            let mut event = Event::new(Kind::Note)
+                .with_detail("note", "final-position")
+                .with_detail("result_if_no_dead_stones", score.result())
+                .with_detail(
+                    "message",
+                    "the position at the end of the footage; mark dead stones and count with kradan score",
+                );
+            event.video_time = self.video_time(time);
+            event
+                .detail
+                .insert("rules_board".into(), json!(summary.final_rows));
+            self.log.append(event)?;
+        }
+        let mut end = Event::new(Kind::SessionEnd)
+            .with_detail("moves", self.moves)
+            .with_detail("flags", self.flags);
+        end.video_time = self.video_time(time);
+        self.log.append(end)?;
+        summary.moves = self.moves;
+        summary.flags = self.flags;
+        Ok(())
+    }
+}
+
+fn initial_position(
+    size: usize,
+    handicap: usize,
+    first: Option<Color>,
+) -> Result<Position, RecorderError> {
+    let mut position = Position::with_handicap(size, handicap)
+        .map_err(|e| RecorderError::BadOptions(format!("--handicap {handicap}: {e}")))?;
+    if let Some(first) = first
+        && first != position.to_move()
+    {
+        let black: Vec<Point> = position.board().stones(Color::Black).collect();
+        let white: Vec<Point> = position.board().stones(Color::White).collect();
+        position.setup(&black, &white, first);
+    }
+    Ok(position)
+}
+
+fn changed_points(
+    before: &crate::games::Occupancy,
+    after: &crate::games::Occupancy,
+) -> Vec<[usize; 2]> {
+    let mut points = Vec::new();
+    for row in 0..before.height().min(after.height()) {
+        for col in 0..before.width().min(after.width()) {
+            if before.get(row, col) != after.get(row, col) {
+                points.push([row, col]);
+            }
+        }
+    }
+    points
+}
+
+fn cell(point: Point) -> [usize; 2] {
+    [point.row as usize, point.col as usize]
+}
+
+fn kebab(kind: FlagKind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+fn color_from_name(name: &str) -> Option<Color> {
+    match name {
+        "black" => Some(Color::Black),
+        "white" => Some(Color::White),
+        _ => None,
+    }
+}
+
+fn format_corners(corners: &[[f64; 2]; 4]) -> String {
+    corners
+        .iter()
+        .map(|[x, y]| format!("{x:.0},{y:.0}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// Writes through a temporary file and a rename, synced, so a crash leaves the old file or
+/// the new one, never half of one.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), RecorderError> {
+    let error = |source| RecorderError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let temporary = path.with_extension("tmp");
+    {
+        let mut file = std::fs::File::create(&temporary).map_err(error)?;
+        file.write_all(bytes).map_err(error)?;
+        file.sync_all().map_err(error)?;
+    }
+    std::fs::rename(&temporary, path).map_err(error)
+}
+
+/// The progress line for files, redrawn at most twice a second.
+struct Progress {
+    enabled: bool,
+    terminal: bool,
+    total: Option<u64>,
+    fps: Option<f64>,
+    started: Instant,
+    last_shown: Option<Instant>,
+}
+
+impl Progress {
+    fn new(enabled: bool, total: Option<u64>, fps: Option<f64>) -> Progress {
+        Progress {
+            enabled,
+            terminal: std::io::stderr().is_terminal(),
+            total,
+            fps,
+            started: Instant::now(),
+            last_shown: None,
+        }
+    }
+
+    fn show(&mut self, index: u64, time: f64, session: &Session) {
+        if !self.enabled {
+            return;
+        }
+        let every = if self.terminal { 0.5 } else { 10.0 };
+        if self
+            .last_shown
+            .is_some_and(|t| t.elapsed().as_secs_f64() < every)
+        {
+            return;
+        }
+        self.last_shown = Some(Instant::now());
+        let elapsed = self.started.elapsed().as_secs_f64().max(1e-3);
+        let bar = match self.total.filter(|&t| t > 0) {
+            Some(total) => {
+                let done = (index + 1) as f64 / total as f64;
+                let filled = (done * 30.0).round() as usize;
+                format!(
+                    "[{}{}] {:3.0} % ",
+                    "#".repeat(filled.min(30)),
+                    ".".repeat(30 - filled.min(30)),
+                    done * 100.0
+                )
+            }
+            None => String::new(),
+        };
+        let speed = if self.fps.is_some() {
+            format!(", {:.1}× real time", time / elapsed)
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "{bar}{time:.1} s, {} moves, {} flags{speed}; {}",
+            session.moves, session.flags, session.last_line
+        );
+        if self.terminal {
+            eprint!("\r\x1b[K{line}");
+        } else {
+            eprintln!("{line}");
+        }
+    }
+
+    fn finish(&self) {
+        if self.enabled && self.terminal {
+            eprintln!();
+        }
+    }
+}

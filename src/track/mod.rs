@@ -1,0 +1,617 @@
+//! Temporal tracking: from a stream of frames to the positions that stood still on the
+//! board, with hands, bumps and lost boards taken out. Vision only: nothing here knows the
+//! rules; the recorder ([`crate::recorder`]) turns settled positions into moves.
+//!
+//! Per analysed frame:
+//!
+//! 1. **Where the board is.** Found once by the locator (`geometry::locate`), then kept:
+//!    a board does not move between frames unless something bumps it. The grid's fit is
+//!    checked every frame by the contrast of its lines ([`alignment`]); when the view has
+//!    been still for a while and the lines no longer sit where the grid says, the camera or
+//!    the board moved and the board is found again. The recorded position is matched
+//!    against the new view under the four turns, so the game continues in its own frame.
+//! 2. **Whether the board can be believed.** The board is rectified and reduced to the
+//!    colour of every gap between points and every point ([`samples`]). Gaps that changed
+//!    since the previous frame are motion (a hand moving); gaps that differ from the last
+//!    settled view without a changed stone beside them are a cover (a hand resting, an arm,
+//!    a shadow). Either way the frame is no evidence of a position.
+//! 3. **What stands where.** Clear frames are read point by point with the stone reader,
+//!    and a position counts as settled once the same reading held on every clear frame for
+//!    a short window ([`TrackerOptions::settle_seconds`]): one glare frame or one misread
+//!    changes nothing.
+
+pub mod samples;
+
+use crate::games::Occupancy;
+use crate::geometry::{BoardGeometry, locate};
+use crate::reading::{self, Observation, Reader};
+use opencv::core::Mat;
+use opencv::imgproc;
+use opencv::prelude::*;
+use samples::Samples;
+
+/// Pixels per grid cell in the rectified board (as `kradan detect` reads it).
+pub const CELL: i32 = 32;
+
+/// Grey levels a gap must change by, beyond the overall gain, to count as moved against the
+/// previous frame: well above sensor and compression noise averaged over the sample box.
+const MOTION_THRESHOLD: f32 = 14.0;
+/// … and against the settled view, over which light may have drifted a little more.
+const COVER_THRESHOLD: f32 = 20.0;
+/// Moved gaps that make a frame "moving" (one alone may be a noise spike).
+const MOTION_GAPS: usize = 2;
+/// Unexplained changed gaps that make a still frame "covered".
+const COVER_GAPS: usize = 2;
+/// The share of gaps that, all changed at once and staying so, means the view moved.
+const WIDESPREAD: f64 = 0.25;
+/// The line contrast, as a share of the contrast when the board was found, below which
+/// the grid no longer sits on the lines.
+const MISALIGNED: f64 = 0.5;
+/// How long the view must be still and misaligned (or widely changed) before the board is
+/// looked for again: a shaking camera settles in less.
+const RELOCATE_AFTER: f64 = 0.5;
+/// A view that stayed perfectly still this long is believed even where it differs from
+/// the last settled view: light changed, or a hand was in the first frame.
+const STILL_TRUST: f64 = 1.5;
+/// How often a lost board is looked for, in seconds of source time.
+const RETRY_EVERY: f64 = 1.0;
+
+#[derive(Clone, Debug)]
+pub struct TrackerOptions {
+    /// Lines per side, when known.
+    pub size: Option<usize>,
+    /// The grid when it is known beforehand (a calibration file or corners for a fixed
+    /// camera); the locator is then used only after a bump.
+    pub geometry: Option<BoardGeometry>,
+    /// How long a reading must hold on clear frames to settle. 0 settles on one frame (a
+    /// folder of stills, one per position).
+    pub settle_seconds: f64,
+    /// At least this many clear frames must agree (1 for stills).
+    pub settle_frames: usize,
+    /// Each frame is an independent still: no motion between frames is expected, and a
+    /// changed view is not a bump.
+    pub stills: bool,
+}
+
+impl Default for TrackerOptions {
+    fn default() -> Self {
+        TrackerOptions {
+            size: None,
+            geometry: None,
+            settle_seconds: 0.2,
+            settle_frames: 3,
+            stills: false,
+        }
+    }
+}
+
+/// What one analysed frame showed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum View {
+    /// No board found (yet, or since it was lost).
+    NoBoard,
+    /// Something is moving over the board.
+    Moving { gaps: usize },
+    /// Still, but part of the board is hidden or changed by something that is not a stone.
+    Covered { gaps: usize },
+    /// The board is in full view; the reading is in the report.
+    Clear,
+}
+
+/// Something about the board itself, for the log.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TrackEvent {
+    /// The board was found; `how` says by what.
+    Found { corners: [[f64; 2]; 4], how: String },
+    /// The grid no longer fits the picture and the board could not be found again.
+    Lost { reason: String },
+    /// Found again after a bump or after being lost. `agreement` is the share of points on
+    /// which the new view agrees with the last settled position under the chosen turn.
+    Relocated {
+        corners: [[f64; 2]; 4],
+        quarter_turns: usize,
+        agreement: f64,
+        shift_pixels: f64,
+    },
+    /// The light changed (or the first settled view was taken with a hand in it): the
+    /// reference view was renewed.
+    Renewed,
+}
+
+/// A position that has held on every clear frame for the settle window, in the game's
+/// frame (see [`Tracker`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settled {
+    pub occupancy: Occupancy,
+    /// The reader's confidence in each point's call, row by row; the run's lowest.
+    pub confidence: Vec<f32>,
+    /// Source time and frame index of the first frame of the run.
+    pub since: f64,
+    pub since_index: u64,
+    /// Clear frames in the run so far.
+    pub frames: usize,
+}
+
+impl Settled {
+    /// The lowest confidence among `points` (`[row, col]`), or of the whole board when empty.
+    pub fn confidence_at(&self, points: &[[usize; 2]]) -> f32 {
+        let size = self.occupancy.width();
+        let values: Vec<f32> = if points.is_empty() {
+            self.confidence.clone()
+        } else {
+            points
+                .iter()
+                .map(|[r, c]| self.confidence[r * size + c])
+                .collect()
+        };
+        values.into_iter().fold(1.0, f32::min)
+    }
+}
+
+/// The tracker's answer for one frame.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub time: f64,
+    pub index: u64,
+    pub view: View,
+    pub events: Vec<TrackEvent>,
+    /// The current run when it has lasted the settle window (it may be the same position
+    /// as before: the caller compares).
+    pub settled: Option<Settled>,
+    /// This frame's reading, in the game's frame, when the view was clear.
+    pub reading: Option<Occupancy>,
+}
+
+/// The board as it is locked: where, which way round, and what it looked like settled.
+struct Lock {
+    /// In the image's own order (corner 1 at the picture's top left), which is how the
+    /// stone reader expects the board: the camera at the bottom.
+    geometry: BoardGeometry,
+    /// Quarter turns clockwise from the image's order to the game's.
+    quarter_turns: usize,
+    shifts: Vec<[f64; 2]>,
+    /// Line contrast when the board was found.
+    alignment: f64,
+    /// The view the last settled position was read on, and that reading (image order).
+    reference: Option<(Samples, Occupancy)>,
+    previous: Option<Samples>,
+    /// Since when the view has been still, and since when still but changed widely.
+    still_since: Option<f64>,
+    off_since: Option<f64>,
+}
+
+struct Run {
+    occupancy: Occupancy,
+    confidence: Vec<f32>,
+    since: f64,
+    since_index: u64,
+    frames: usize,
+}
+
+/// Follows one board through a stream of frames.
+pub struct Tracker {
+    options: TrackerOptions,
+    reader: Reader,
+    lock: Option<Lock>,
+    run: Option<Run>,
+    /// The last settled position in the game's frame, to turn a re-found board the same way.
+    last_settled: Option<Occupancy>,
+    next_attempt: f64,
+    lost_reported: bool,
+    /// Lines per side, fixed by the first board found when not given.
+    size: Option<usize>,
+}
+
+impl Tracker {
+    pub fn new(options: TrackerOptions, reader: Reader) -> Tracker {
+        Tracker {
+            size: options.size,
+            options,
+            reader,
+            lock: None,
+            run: None,
+            last_settled: None,
+            next_attempt: f64::NEG_INFINITY,
+            lost_reported: false,
+        }
+    }
+
+    /// Lines per side, once known.
+    pub fn size(&self) -> Option<usize> {
+        self.size
+    }
+
+    /// The grid in the picture, in the game's frame (corner 1 = the game's point (0, 0)).
+    pub fn geometry(&self) -> Option<BoardGeometry> {
+        self.lock
+            .as_ref()
+            .map(|lock| turned_geometry(&lock.geometry, lock.quarter_turns))
+    }
+
+    /// Starts the game from a known position (a resumed record): a re-found board is
+    /// turned to match it, and it is not reported as settled anew.
+    pub fn assume_settled(&mut self, occupancy: Occupancy) {
+        self.last_settled = Some(occupancy);
+    }
+
+    /// Analyses one frame (BGR).
+    pub fn analyse(&mut self, image: &Mat, time: f64, index: u64) -> opencv::Result<Report> {
+        let mut report = Report {
+            time,
+            index,
+            view: View::NoBoard,
+            events: Vec::new(),
+            settled: None,
+            reading: None,
+        };
+        if self.lock.is_none() {
+            if time < self.next_attempt {
+                return Ok(report);
+            }
+            self.next_attempt = time + RETRY_EVERY;
+            if !self.find(image, &mut report)? {
+                return Ok(report);
+            }
+        }
+        let rectified = {
+            let lock = self.lock.as_ref().expect("locked above");
+            reading::rectify(image, &lock.geometry, CELL)?
+        };
+        let size = self.lock.as_ref().expect("locked").geometry.size;
+        let samples = Samples::measure(&rectified, size, CELL)?;
+
+        let moving = {
+            let lock = self.lock.as_mut().expect("locked");
+            let moved = match (&lock.previous, self.options.stills) {
+                (Some(previous), false) => count(&samples.changed_gaps(previous, MOTION_THRESHOLD)),
+                _ => 0,
+            };
+            lock.previous = Some(samples.clone());
+            if moved >= MOTION_GAPS {
+                lock.still_since = None;
+                lock.off_since = None;
+                Some(moved)
+            } else {
+                lock.still_since.get_or_insert(time);
+                None
+            }
+        };
+        if let Some(gaps) = moving {
+            report.view = View::Moving { gaps };
+            self.run = None;
+            return Ok(report);
+        }
+
+        // Still. Is the grid still on the lines?
+        let alignment = alignment(&rectified, size, CELL)?;
+        let (misaligned, widespread) = {
+            let lock = self.lock.as_ref().expect("locked");
+            let widespread = lock.reference.as_ref().is_some_and(|(reference, _)| {
+                let changed = count(&samples.changed_gaps(reference, COVER_THRESHOLD));
+                changed as f64 >= WIDESPREAD * samples.gaps.len() as f64
+            });
+            (alignment < MISALIGNED * lock.alignment, widespread)
+        };
+        if (misaligned || widespread) && !self.options.stills {
+            let lock = self.lock.as_mut().expect("locked");
+            let off_since = *lock.off_since.get_or_insert(time);
+            if time - off_since >= RELOCATE_AFTER || misaligned && lock.reference.is_none() {
+                lock.off_since = None;
+                if misaligned {
+                    self.refind(image, &mut report, "the grid no longer fits the picture")?;
+                    self.run = None;
+                    return Ok(report);
+                }
+            } else {
+                report.view = View::Covered {
+                    gaps: samples.gaps.len(),
+                };
+                self.run = None;
+                return Ok(report);
+            }
+        } else if let Some(lock) = self.lock.as_mut() {
+            lock.off_since = None;
+        }
+
+        let lock = self.lock.as_ref().expect("locked");
+        let observation = self.reader.read(&rectified, size, CELL, &lock.shifts)?;
+        let reading = observation.occupancy();
+
+        // A still view that differs from the settled one away from any changed stone is
+        // covered, unless it has been still long enough to be the new normal.
+        let still_for = lock.still_since.map_or(0.0, |since| time - since);
+        let cover = match &lock.reference {
+            Some((reference, reference_reading)) => {
+                unexplained_gaps(&samples, reference, &reading, reference_reading)
+            }
+            None => 0,
+        };
+        // Stills are independent observations: each is believed as it is.
+        if cover >= COVER_GAPS && still_for < STILL_TRUST && !self.options.stills {
+            report.view = View::Covered { gaps: cover };
+            self.run = None;
+            return Ok(report);
+        }
+        let renew = cover >= COVER_GAPS;
+
+        report.view = View::Clear;
+        let turned = reading.turned(lock.quarter_turns);
+        let confidence = turned_confidence(&observation, lock.quarter_turns);
+        report.reading = Some(turned.clone());
+
+        let run = match self.run.take() {
+            Some(mut run) if run.occupancy == turned => {
+                run.frames += 1;
+                for (low, now) in run.confidence.iter_mut().zip(&confidence) {
+                    *low = low.min(*now);
+                }
+                run
+            }
+            _ => Run {
+                occupancy: turned,
+                confidence,
+                since: time,
+                since_index: index,
+                frames: 1,
+            },
+        };
+        let settled = run.frames >= self.options.settle_frames
+            && time - run.since >= self.options.settle_seconds - 1e-9;
+        if settled {
+            report.settled = Some(Settled {
+                occupancy: run.occupancy.clone(),
+                confidence: run.confidence.clone(),
+                since: run.since,
+                since_index: run.since_index,
+                frames: run.frames,
+            });
+            let lock = self.lock.as_mut().expect("locked");
+            let is_new = self.last_settled.as_ref() != Some(&run.occupancy);
+            if is_new || lock.reference.is_none() || renew {
+                if renew && !is_new {
+                    report.events.push(TrackEvent::Renewed);
+                }
+                lock.reference = Some((samples, reading));
+            }
+            self.last_settled = Some(run.occupancy.clone());
+        }
+        self.run = Some(run);
+        Ok(report)
+    }
+
+    /// First search for the board. True when found.
+    fn find(&mut self, image: &Mat, report: &mut Report) -> opencv::Result<bool> {
+        let (geometry, how) = match &self.options.geometry {
+            Some(geometry) if self.last_settled.is_none() => {
+                (Some(geometry.clone()), "given corners".to_string())
+            }
+            _ => (locate_in(image, self.size)?, "the grid's lines".to_string()),
+        };
+        let Some(geometry) = geometry else {
+            if !self.lost_reported {
+                self.lost_reported = true;
+                report.events.push(TrackEvent::Lost {
+                    reason: "no board in view".into(),
+                });
+            }
+            return Ok(false);
+        };
+        self.lost_reported = false;
+        let lock = self.lock_on(image, geometry, 0)?;
+        if let Some(settled) = self.last_settled.clone() {
+            let (turns, agreement) = self.best_turn(image, &lock.geometry, &settled)?;
+            let mut lock = lock;
+            lock.quarter_turns = turns;
+            report.events.push(TrackEvent::Relocated {
+                corners: turned_geometry(&lock.geometry, turns).corners(),
+                quarter_turns: turns,
+                agreement,
+                shift_pixels: 0.0,
+            });
+            self.lock = Some(lock);
+        } else {
+            report.events.push(TrackEvent::Found {
+                corners: lock.geometry.corners(),
+                how,
+            });
+            self.lock = Some(lock);
+        }
+        Ok(true)
+    }
+
+    /// The grid stopped fitting: find the board again, or report it lost.
+    fn refind(&mut self, image: &Mat, report: &mut Report, why: &str) -> opencv::Result<()> {
+        let old = self.lock.take().expect("called while locked");
+        self.next_attempt = report.time + RETRY_EVERY;
+        let Some(geometry) = locate_in(image, self.size)? else {
+            self.lost_reported = true;
+            report.events.push(TrackEvent::Lost {
+                reason: format!("{why}, and no board was found in view"),
+            });
+            return Ok(());
+        };
+        let mut lock = self.lock_on(image, geometry, old.quarter_turns)?;
+        let settled = self.last_settled.clone();
+        let (turns, agreement) = match &settled {
+            Some(settled) => self.best_turn(image, &lock.geometry, settled)?,
+            None => (old.quarter_turns, 1.0),
+        };
+        lock.quarter_turns = turns;
+        let shift_pixels = old
+            .geometry
+            .corners()
+            .iter()
+            .zip(lock.geometry.corners())
+            .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
+            .fold(0.0, f64::max);
+        report.events.push(TrackEvent::Relocated {
+            corners: turned_geometry(&lock.geometry, turns).corners(),
+            quarter_turns: turns,
+            agreement,
+            shift_pixels,
+        });
+        self.lock = Some(lock);
+        Ok(())
+    }
+
+    fn lock_on(
+        &mut self,
+        image: &Mat,
+        geometry: BoardGeometry,
+        turns: usize,
+    ) -> opencv::Result<Lock> {
+        self.size = Some(geometry.size);
+        let rectified = reading::rectify(image, &geometry, CELL)?;
+        let alignment = alignment(&rectified, geometry.size, CELL)?;
+        let shifts =
+            reading::parallax_shifts(&geometry, f64::from(image.cols()), f64::from(image.rows()));
+        Ok(Lock {
+            geometry,
+            quarter_turns: turns,
+            shifts,
+            alignment,
+            reference: None,
+            previous: None,
+            still_since: None,
+            off_since: None,
+        })
+    }
+
+    /// The quarter turn under which this view's reading agrees best with `settled`.
+    fn best_turn(
+        &self,
+        image: &Mat,
+        geometry: &BoardGeometry,
+        settled: &Occupancy,
+    ) -> opencv::Result<(usize, f64)> {
+        let rectified = reading::rectify(image, geometry, CELL)?;
+        let shifts =
+            reading::parallax_shifts(geometry, f64::from(image.cols()), f64::from(image.rows()));
+        let reading = self
+            .reader
+            .read(&rectified, geometry.size, CELL, &shifts)?
+            .occupancy();
+        let total = (geometry.size * geometry.size) as f64;
+        // Stones decide; on an empty board every turn agrees and the first is kept.
+        let best = (0..4)
+            .map(|turns| {
+                let turned = reading.turned(turns);
+                let stones_agreeing = (0..geometry.size)
+                    .flat_map(|r| (0..geometry.size).map(move |c| (r, c)))
+                    .filter(|&(r, c)| {
+                        settled.get(r, c).is_some() && turned.get(r, c) == settled.get(r, c)
+                    })
+                    .count();
+                (turns, stones_agreeing, turned.agreement(settled))
+            })
+            .max_by_key(|&(turns, stones, _)| (stones, std::cmp::Reverse(turns)))
+            .expect("four turns");
+        Ok((best.0, best.2 as f64 / total))
+    }
+}
+
+fn locate_in(image: &Mat, size: Option<usize>) -> opencv::Result<Option<BoardGeometry>> {
+    Ok(locate::locate(image, size)?.geometry)
+}
+
+fn count(flags: &[bool]) -> usize {
+    flags.iter().filter(|&&f| f).count()
+}
+
+/// Gaps that changed against the reference view with no changed stone on any of their
+/// four corners: what a stone cannot do.
+fn unexplained_gaps(
+    samples: &Samples,
+    reference: &Samples,
+    reading: &Occupancy,
+    reference_reading: &Occupancy,
+) -> usize {
+    let size = samples.size;
+    let changed = samples.changed_gaps(reference, COVER_THRESHOLD);
+    let mut explained = vec![false; changed.len()];
+    for row in 0..size {
+        for col in 0..size {
+            if reading.get(row, col) != reference_reading.get(row, col) {
+                for gap in samples::gaps_around(size, col, row) {
+                    explained[gap] = true;
+                }
+            }
+        }
+    }
+    changed
+        .iter()
+        .zip(&explained)
+        .filter(|&(&c, &e)| c && !e)
+        .count()
+}
+
+/// The grid whose point (0, 0) is the game's, given the image-ordered grid and the quarter
+/// turns from image order to game order.
+fn turned_geometry(geometry: &BoardGeometry, quarter_turns: usize) -> BoardGeometry {
+    let mut corners = geometry.corners();
+    // A clockwise turn of the board's content moves what was at the image's top-left
+    // corner to the top-right: the game's corner 1 is the image's corner 4.
+    corners.rotate_right(quarter_turns % 4);
+    BoardGeometry::from_corners(geometry.size, corners).unwrap_or_else(|| geometry.clone())
+}
+
+fn turned_confidence(observation: &Observation, quarter_turns: usize) -> Vec<f32> {
+    let size = observation.size;
+    let mut confidence: Vec<f32> = observation.cells.iter().map(|c| c.confidence()).collect();
+    for _ in 0..quarter_turns % 4 {
+        let mut turned = vec![0.0; confidence.len()];
+        for row in 0..size {
+            for col in 0..size {
+                turned[col * size + (size - 1 - row)] = confidence[row * size + col];
+            }
+        }
+        confidence = turned;
+    }
+    confidence
+}
+
+/// How dark the grid's lines are against the board beside them, at the middle of every
+/// edge between two points (where stones on those points leave the line visible): the
+/// median over the board, in grey levels. Falls to near zero when the grid is off its
+/// lines by a fraction of a spacing.
+pub fn alignment(rectified: &Mat, size: usize, cell: i32) -> opencv::Result<f64> {
+    let mut gray = Mat::default();
+    imgproc::cvt_color_def(rectified, &mut gray, imgproc::COLOR_BGR2GRAY)?;
+    let step = gray.step1(0)?;
+    let data = gray.data_bytes()?;
+    let at = |x: i32, y: i32| f64::from(data[y as usize * step + x as usize]);
+    let side = gray.cols();
+    let offset = (cell / 4).max(2);
+    let mut contrasts = Vec::with_capacity(2 * size * size);
+    let c = f64::from(cell);
+    for row in 0..size {
+        for col in 0..size {
+            let (x, y) = ((col as f64 + 1.0) * c, (row as f64 + 1.0) * c);
+            // A horizontal line (to the next column) and a vertical one (to the next row).
+            if col + 1 < size {
+                let mx = (x + c / 2.0).round() as i32;
+                let my = y.round() as i32;
+                if my - offset >= 0 && my + offset < side {
+                    let line = (-1..=1).map(|d| at(mx + d, my)).sum::<f64>() / 3.0;
+                    let beside = (at(mx, my - offset) + at(mx, my + offset)) / 2.0;
+                    contrasts.push(beside - line);
+                }
+            }
+            if row + 1 < size {
+                let mx = x.round() as i32;
+                let my = (y + c / 2.0).round() as i32;
+                if mx - offset >= 0 && mx + offset < side {
+                    let line = (-1..=1).map(|d| at(mx, my + d)).sum::<f64>() / 3.0;
+                    let beside = (at(mx - offset, my) + at(mx + offset, my)) / 2.0;
+                    contrasts.push(beside - line);
+                }
+            }
+        }
+    }
+    if contrasts.is_empty() {
+        return Ok(0.0);
+    }
+    let middle = contrasts.len() / 2;
+    contrasts.select_nth_unstable_by(middle, f64::total_cmp);
+    Ok(contrasts[middle].max(0.0))
+}

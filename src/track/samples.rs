@@ -1,0 +1,250 @@
+//! Cheap measurements of a rectified board that tell a hand from a stone.
+//!
+//! A stone only ever covers the disc around its own point. The middle of each square
+//! between four points (a "gap") lies 0.71 spacings from every point, beyond the reach of
+//! any stone that stands on its point, so a gap that changes colour was changed by
+//! something else: a hand, an arm, their shadow, a stone in flight, a moved board. The
+//! outer ring of gaps, beyond the edge lines, sees an arm as it reaches in.
+//!
+//! Each frame is reduced to the mean colour of a small box at every gap and every point
+//! ([`Samples`]); comparing those with the previous frame tells motion, and comparing them
+//! with the last settled view tells what is still different.
+
+use opencv::core::Mat;
+use opencv::prelude::*;
+
+/// Half the side of the box averaged at each sample, as a fraction of the cell: small
+/// enough that a stone on a neighbouring point (radius 0.5) stays out of a gap's box.
+const BOX_FRACTION: f64 = 0.1;
+
+/// Mean colours at the gaps and the points of one rectified board.
+#[derive(Clone, Debug)]
+pub struct Samples {
+    pub size: usize,
+    /// `(size + 1)²` gaps, row by row: gap (gc, gr) is the middle of the square whose
+    /// top-left point is (gc − 1, gr − 1); the outer ring lies beyond the edge lines.
+    pub gaps: Vec<[f32; 3]>,
+    /// `size²` points, row by row.
+    pub points: Vec<[f32; 3]>,
+}
+
+impl Samples {
+    /// Measures a rectified board (see [`crate::reading::rectify`]): BGR, 8 bits, point
+    /// (col, row) at pixel ((col + 1) · cell, (row + 1) · cell).
+    pub fn measure(rectified: &Mat, size: usize, cell: i32) -> opencv::Result<Samples> {
+        let half = ((f64::from(cell) * BOX_FRACTION).round() as i32).max(1);
+        let cols = rectified.cols();
+        let rows = rectified.rows();
+        let step = rectified.step1(0)? as i32;
+        let data = rectified.data_bytes()?;
+        let mean_at = |x: f64, y: f64| -> [f32; 3] {
+            let cx = x.round() as i32;
+            let cy = y.round() as i32;
+            let mut sum = [0u32; 3];
+            let mut count = 0u32;
+            for yy in (cy - half).max(0)..=(cy + half).min(rows - 1) {
+                let row = &data[(yy * step) as usize..];
+                for xx in (cx - half).max(0)..=(cx + half).min(cols - 1) {
+                    let pixel = &row[(xx * 3) as usize..(xx * 3 + 3) as usize];
+                    sum[0] += u32::from(pixel[0]);
+                    sum[1] += u32::from(pixel[1]);
+                    sum[2] += u32::from(pixel[2]);
+                    count += 1;
+                }
+            }
+            let count = count.max(1) as f32;
+            sum.map(|s| s as f32 / count)
+        };
+        let c = f64::from(cell);
+        let gaps = (0..=size)
+            .flat_map(|gr| (0..=size).map(move |gc| (gc, gr)))
+            .map(|(gc, gr)| mean_at((gc as f64 + 0.5) * c, (gr as f64 + 0.5) * c))
+            .collect();
+        let points = (0..size)
+            .flat_map(|row| (0..size).map(move |col| (col, row)))
+            .map(|(col, row)| mean_at((col as f64 + 1.0) * c, (row as f64 + 1.0) * c))
+            .collect();
+        Ok(Samples { size, gaps, points })
+    }
+
+    /// The overall brightness ratio of `self` to `earlier`, measured on the gaps (the bare
+    /// board): exposure drifts and lamps dim, and that alone is no hand.
+    pub fn gain_against(&self, earlier: &Samples) -> f32 {
+        let mut ratios: Vec<f32> = self
+            .gaps
+            .iter()
+            .zip(&earlier.gaps)
+            .map(|(now, then)| brightness(now) / brightness(then).max(1.0))
+            .collect();
+        median(&mut ratios).clamp(0.25, 4.0)
+    }
+
+    /// For every gap, whether it differs from `earlier` by more than `threshold` grey
+    /// levels in any channel once the overall gain is taken out.
+    pub fn changed_gaps(&self, earlier: &Samples, threshold: f32) -> Vec<bool> {
+        let gain = self.gain_against(earlier);
+        changed(&self.gaps, &earlier.gaps, gain, threshold)
+    }
+
+    /// As [`Samples::changed_gaps`], for the points.
+    pub fn changed_points(&self, earlier: &Samples, threshold: f32) -> Vec<bool> {
+        let gain = self.gain_against(earlier);
+        changed(&self.points, &earlier.points, gain, threshold)
+    }
+}
+
+fn changed(now: &[[f32; 3]], then: &[[f32; 3]], gain: f32, threshold: f32) -> Vec<bool> {
+    now.iter()
+        .zip(then)
+        .map(|(a, b)| (0..3).any(|ch| (a[ch] / gain - b[ch]).abs() > threshold))
+        .collect()
+}
+
+fn brightness(bgr: &[f32; 3]) -> f32 {
+    (bgr[0] + bgr[1] + bgr[2]) / 3.0
+}
+
+fn median(values: &mut [f32]) -> f32 {
+    if values.is_empty() {
+        return 1.0;
+    }
+    let middle = values.len() / 2;
+    values.select_nth_unstable_by(middle, f32::total_cmp);
+    values[middle]
+}
+
+/// The gaps around a point: the four squares it is a corner of, as gap indices.
+pub fn gaps_around(size: usize, col: usize, row: usize) -> [usize; 4] {
+    let side = size + 1;
+    [
+        row * side + col,
+        row * side + col + 1,
+        (row + 1) * side + col,
+        (row + 1) * side + col + 1,
+    ]
+}
+
+/// Connected groups (8-neighbourhood) of the set gaps, each as its gap indices.
+pub fn gap_groups(size: usize, set: &[bool]) -> Vec<Vec<usize>> {
+    let side = size + 1;
+    let mut seen = vec![false; set.len()];
+    let mut groups = Vec::new();
+    for start in 0..set.len() {
+        if !set[start] || seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        let mut group = vec![start];
+        let mut next = 0;
+        while next < group.len() {
+            let at = group[next];
+            next += 1;
+            let (x, y) = ((at % side) as i32, (at / side) as i32);
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let (nx, ny) = (x + dx, y + dy);
+                    if nx < 0 || ny < 0 || nx >= side as i32 || ny >= side as i32 {
+                        continue;
+                    }
+                    let n = ny as usize * side + nx as usize;
+                    if set[n] && !seen[n] {
+                        seen[n] = true;
+                        group.push(n);
+                    }
+                }
+            }
+        }
+        groups.push(group);
+    }
+    groups
+}
+
+/// Whether a gap lies on the outer ring, beyond the board's edge lines.
+pub fn is_outer_gap(size: usize, gap: usize) -> bool {
+    let side = size + 1;
+    let (x, y) = (gap % side, gap / side);
+    x == 0 || y == 0 || x == size || y == size
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{CV_8UC3, Point, Scalar};
+    use opencv::imgproc;
+
+    fn board(size: usize, cell: i32) -> Mat {
+        let side = (size as i32 + 1) * cell;
+        Mat::new_rows_cols_with_default(side, side, CV_8UC3, Scalar::new(90.0, 160.0, 200.0, 0.0))
+            .unwrap()
+    }
+
+    fn stone(image: &mut Mat, col: usize, row: usize, cell: i32) {
+        let centre = Point::new((col as i32 + 1) * cell, (row as i32 + 1) * cell);
+        imgproc::circle(
+            image,
+            centre,
+            cell / 2 - 1,
+            Scalar::all(20.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_stone_changes_its_point_and_no_gap() {
+        let cell = 32;
+        let empty = board(9, cell);
+        let mut played = empty.clone();
+        stone(&mut played, 4, 4, cell);
+        stone(&mut played, 0, 8, cell);
+        let before = Samples::measure(&empty, 9, cell).unwrap();
+        let after = Samples::measure(&played, 9, cell).unwrap();
+        assert!(after.changed_gaps(&before, 12.0).iter().all(|c| !c));
+        let points = after.changed_points(&before, 12.0);
+        assert_eq!(points.iter().filter(|&&c| c).count(), 2);
+        assert!(points[4 * 9 + 4] && points[8 * 9]);
+    }
+
+    #[test]
+    fn an_arm_changes_a_group_of_gaps_from_the_edge() {
+        let cell = 32;
+        let empty = board(9, cell);
+        let mut covered = empty.clone();
+        imgproc::rectangle(
+            &mut covered,
+            opencv::core::Rect::new(100, 150, 220, 60),
+            Scalar::new(120.0, 140.0, 190.0, 0.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let before = Samples::measure(&empty, 9, cell).unwrap();
+        let after = Samples::measure(&covered, 9, cell).unwrap();
+        let changed = after.changed_gaps(&before, 12.0);
+        let groups = gap_groups(9, &changed);
+        assert_eq!(groups.len(), 1);
+        assert!(groups[0].len() >= 6);
+        assert!(groups[0].iter().any(|&g| is_outer_gap(9, g)));
+    }
+
+    #[test]
+    fn a_dimmer_frame_is_no_change() {
+        let cell = 16;
+        let bright = board(9, cell);
+        let mut dim = Mat::default();
+        bright.convert_to(&mut dim, -1, 0.7, 0.0).unwrap();
+        let before = Samples::measure(&bright, 9, cell).unwrap();
+        let after = Samples::measure(&dim, 9, cell).unwrap();
+        assert!((after.gain_against(&before) - 0.7).abs() < 0.02);
+        assert!(after.changed_gaps(&before, 8.0).iter().all(|c| !c));
+    }
+
+    #[test]
+    fn gaps_around_a_corner_point() {
+        assert_eq!(gaps_around(9, 0, 0), [0, 1, 10, 11]);
+        assert_eq!(gaps_around(9, 8, 8), [88, 89, 98, 99]);
+    }
+}
