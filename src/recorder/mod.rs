@@ -280,6 +280,8 @@ pub fn record(
         .unwrap_or(passes.len());
     let mut last_time = 0.0;
     let mut broken = None;
+    // A frame-by-frame account on stderr, for whoever tunes the tracker.
+    let trace = std::env::var_os("KRADAN_TRACE").is_some();
     for received in receiver {
         let frame = match received {
             Ok(frame) => frame,
@@ -301,6 +303,26 @@ pub fn record(
             }
         }
         let report = tracker.analyse(&frame.image, frame.time, frame.index)?;
+        if trace {
+            eprintln!(
+                "{:8.2} {:?} settled={} reading_diff={}",
+                frame.time,
+                report.view,
+                report.settled.as_ref().map_or(0, |s| s.frames),
+                match (&report.reading, session.inference.as_ref()) {
+                    (Some(r), Some(i)) => changed_points(i.board(), r)
+                        .iter()
+                        .map(|&[row, col]| format!(
+                            "{}{}",
+                            Point::new(row as u8, col as u8).to_sgf(),
+                            r.get(row, col).map_or('.', |c| c.letter())
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    _ => "-".into(),
+                }
+            );
+        }
         for event in &report.events {
             session.track_event(event, &frame, &tracker, on_line)?;
         }
@@ -775,15 +797,21 @@ impl Session {
                         .map(|a| a.to_string())
                         .collect::<Vec<_>>()
                         .join(", ");
+                    let penalties = flag
+                        .penalties
+                        .iter()
+                        .map(|p| p.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let citation = if rules.is_empty() {
+                        "a note, no rule broken".to_string()
+                    } else {
+                        format!("{rules}; {penalties}")
+                    };
                     self.sgf.add_comment(&format!(
-                        "FLAG {}: {} ({rules}; {})",
+                        "FLAG {}: {} ({citation})",
                         kebab(flag.kind),
-                        flag.message,
-                        flag.penalties
-                            .iter()
-                            .map(|p| p.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        flag.message
                     ));
                     self.flag_seqs.push((flag.id, self.log.next_seq()));
                     event

@@ -36,14 +36,15 @@ pub const CELL: i32 = 32;
 /// Grey levels a gap must change by, beyond the overall gain, to count as moved against the
 /// previous frame: well above sensor and compression noise averaged over the sample box.
 const MOTION_THRESHOLD: f32 = 14.0;
-/// … and against the settled view, over which light may have drifted a little more.
-const COVER_THRESHOLD: f32 = 20.0;
+/// How far a gap's chromaticity must move from the settled view to count as covered:
+/// four times the noise of a dark gap; a hand or sleeve moves it twice as far.
+const COVER_CHROMA: f32 = 0.04;
+/// … or its brightness, beyond the light's local change (a black sleeve on white paper).
+const COVER_RATIO: f32 = 1.8;
 /// Moved gaps that make a frame "moving" (one alone may be a noise spike).
 const MOTION_GAPS: usize = 2;
 /// Unexplained changed gaps that make a still frame "covered".
 const COVER_GAPS: usize = 2;
-/// The share of gaps that, all changed at once and staying so, means the view moved.
-const WIDESPREAD: f64 = 0.25;
 /// The line contrast, as a share of the contrast when the board was found, below which
 /// the grid no longer sits on the lines.
 const MISALIGNED: f64 = 0.5;
@@ -123,9 +124,10 @@ pub enum TrackEvent {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settled {
     pub occupancy: Occupancy,
-    /// The reader's confidence in each point's call, row by row; the run's lowest.
+    /// The vote's confidence in each point's call, row by row: the mean probability the
+    /// frames gave the winning call.
     pub confidence: Vec<f32>,
-    /// Source time and frame index of the first frame of the run.
+    /// Source time and frame index since which the vote has had this outcome.
     pub since: f64,
     pub since_index: u64,
     /// Clear frames in the run so far.
@@ -180,12 +182,32 @@ struct Lock {
     off_since: Option<f64>,
 }
 
+/// The clear frames since the board was last disturbed, voting.
 struct Run {
+    /// Per point, the faded sums of the probabilities of empty, black, white.
+    votes: Vec<[f32; 3]>,
+    /// The faded number of frames (what a point's votes would sum to if all agreed).
+    weight: f32,
+    /// The winning call of every point (image order turned to the game's).
     occupancy: Occupancy,
-    confidence: Vec<f32>,
     since: f64,
-    since_index: u64,
+    /// When the winning calls last changed.
+    state_since: f64,
+    state_since_index: u64,
     frames: usize,
+}
+
+/// How much of its weight a vote keeps per frame: at ten looks a second the last two
+/// seconds count.
+const VOTE_FADE: f32 = 0.95;
+
+fn voted(size: usize, votes: &[[f32; 3]]) -> Occupancy {
+    let mut occupancy = Occupancy::empty(size, size);
+    for (i, vote) in votes.iter().enumerate() {
+        let call = crate::reading::CellReading::from_probabilities(*vote).color;
+        occupancy.set(i / size, i % size, call);
+    }
+    occupancy
 }
 
 /// Follows one board through a stream of frames.
@@ -284,31 +306,24 @@ impl Tracker {
 
         // Still. Is the grid still on the lines?
         let alignment = alignment(&rectified, size, CELL)?;
-        let (misaligned, widespread) = {
+        let misaligned = {
             let lock = self.lock.as_ref().expect("locked");
-            let widespread = lock.reference.as_ref().is_some_and(|(reference, _)| {
-                let changed = count(&samples.changed_gaps(reference, COVER_THRESHOLD));
-                changed as f64 >= WIDESPREAD * samples.gaps.len() as f64
-            });
-            (alignment < MISALIGNED * lock.alignment, widespread)
+            alignment < MISALIGNED * lock.alignment
         };
-        if (misaligned || widespread) && !self.options.stills {
+        if misaligned && !self.options.stills {
             let lock = self.lock.as_mut().expect("locked");
             let off_since = *lock.off_since.get_or_insert(time);
-            if time - off_since >= RELOCATE_AFTER || misaligned && lock.reference.is_none() {
+            if time - off_since >= RELOCATE_AFTER {
                 lock.off_since = None;
-                if misaligned {
-                    self.refind(image, &mut report, "the grid no longer fits the picture")?;
-                    self.run = None;
-                    return Ok(report);
-                }
-            } else {
-                report.view = View::Covered {
-                    gaps: samples.gaps.len(),
-                };
+                self.refind(image, &mut report, "the grid no longer fits the picture")?;
                 self.run = None;
                 return Ok(report);
             }
+            report.view = View::Covered {
+                gaps: samples.gaps.len(),
+            };
+            self.run = None;
+            return Ok(report);
         } else if let Some(lock) = self.lock.as_mut() {
             lock.off_since = None;
         }
@@ -336,33 +351,48 @@ impl Tracker {
 
         report.view = View::Clear;
         let turned = reading.turned(lock.quarter_turns);
-        let confidence = turned_confidence(&observation, lock.quarter_turns);
-        report.reading = Some(turned.clone());
+        let probabilities = turned_probabilities(&observation, lock.quarter_turns);
+        report.reading = Some(turned);
 
-        let run = match self.run.take() {
-            Some(mut run) if run.occupancy == turned => {
-                run.frames += 1;
-                for (low, now) in run.confidence.iter_mut().zip(&confidence) {
-                    *low = low.min(*now);
-                }
-                run
+        // Every clear frame since the board was last disturbed votes, each point by its
+        // probabilities; older votes fade so a long still spell follows slow changes.
+        // Stills are independent observations: each votes alone.
+        let carried = self.run.take().filter(|_| !self.options.stills);
+        let mut run = carried.unwrap_or_else(|| Run {
+            votes: vec![[0.0; 3]; probabilities.len()],
+            weight: 0.0,
+            occupancy: Occupancy::empty(size, size),
+            since: time,
+            state_since: time,
+            state_since_index: index,
+            frames: 0,
+        });
+        run.frames += 1;
+        run.weight = run.weight * VOTE_FADE + 1.0;
+        for (vote, p) in run.votes.iter_mut().zip(&probabilities) {
+            for ch in 0..3 {
+                vote[ch] = vote[ch] * VOTE_FADE + p[ch];
             }
-            _ => Run {
-                occupancy: turned,
-                confidence,
-                since: time,
-                since_index: index,
-                frames: 1,
-            },
-        };
+        }
+        let state = voted(size, &run.votes);
+        if state != run.occupancy || run.frames == 1 {
+            run.occupancy = state;
+            run.state_since = time;
+            run.state_since_index = index;
+        }
         let settled = run.frames >= self.options.settle_frames
             && time - run.since >= self.options.settle_seconds - 1e-9;
         if settled {
+            let confidence = run
+                .votes
+                .iter()
+                .map(|v| v.iter().copied().fold(0.0, f32::max) / run.weight)
+                .collect();
             report.settled = Some(Settled {
                 occupancy: run.occupancy.clone(),
-                confidence: run.confidence.clone(),
-                since: run.since,
-                since_index: run.since_index,
+                confidence,
+                since: run.state_since,
+                since_index: run.state_since_index,
                 frames: run.frames,
             });
             let lock = self.lock.as_mut().expect("locked");
@@ -527,7 +557,7 @@ fn unexplained_gaps(
     reference_reading: &Occupancy,
 ) -> usize {
     let size = samples.size;
-    let changed = samples.changed_gaps(reference, COVER_THRESHOLD);
+    let changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
     let mut explained = vec![false; changed.len()];
     for row in 0..size {
         for col in 0..size {
@@ -536,6 +566,28 @@ fn unexplained_gaps(
                     explained[gap] = true;
                 }
             }
+        }
+    }
+    if std::env::var_os("KRADAN_TRACE_GAPS").is_some() {
+        let side = size + 1;
+        let list: Vec<String> = changed
+            .iter()
+            .zip(&explained)
+            .enumerate()
+            .filter(|(_, (c, e))| **c && !**e)
+            .map(|(i, _)| {
+                let (a, b) = (&samples.gaps[i], &reference.gaps[i]);
+                format!(
+                    "({},{}) {:?}->{:?}",
+                    i % side,
+                    i / side,
+                    b.map(|v| v as i32),
+                    a.map(|v| v as i32)
+                )
+            })
+            .collect();
+        if !list.is_empty() {
+            eprintln!("   unexplained: {}", list.join(" "));
         }
     }
     changed
@@ -555,11 +607,11 @@ fn turned_geometry(geometry: &BoardGeometry, quarter_turns: usize) -> BoardGeome
     BoardGeometry::from_corners(geometry.size, corners).unwrap_or_else(|| geometry.clone())
 }
 
-fn turned_confidence(observation: &Observation, quarter_turns: usize) -> Vec<f32> {
+fn turned_probabilities(observation: &Observation, quarter_turns: usize) -> Vec<[f32; 3]> {
     let size = observation.size;
-    let mut confidence: Vec<f32> = observation.cells.iter().map(|c| c.confidence()).collect();
+    let mut confidence: Vec<[f32; 3]> = observation.cells.iter().map(|c| c.probabilities).collect();
     for _ in 0..quarter_turns % 4 {
-        let mut turned = vec![0.0; confidence.len()];
+        let mut turned = vec![[0.0; 3]; confidence.len()];
         for row in 0..size {
             for col in 0..size {
                 turned[col * size + (size - 1 - row)] = confidence[row * size + col];

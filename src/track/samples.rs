@@ -86,6 +86,50 @@ impl Samples {
         changed(&self.gaps, &earlier.gaps, gain, threshold)
     }
 
+    /// For every gap, whether something other than light changed it since `earlier`.
+    ///
+    /// Light changes brightness, not colour: a lamp moved, a head's shadow drifting over
+    /// the board or the camera's exposure leave each gap's chromaticity as it was and change
+    /// its brightness smoothly, while a hand, a sleeve or a stone in flight brings a colour
+    /// of its own. A gap changed if its chromaticity moved by more than `chroma` (in
+    /// fractions of the channel sum), or if its brightness, divided by the median change
+    /// of the gaps within `reach` of it, changed by more than `ratio` times (a black sleeve
+    /// on a white board).
+    pub fn changed_in_kind(
+        &self,
+        earlier: &Samples,
+        chroma: f32,
+        ratio: f32,
+        reach: usize,
+    ) -> Vec<bool> {
+        let side = self.size + 1;
+        let ratios: Vec<f32> = self
+            .gaps
+            .iter()
+            .zip(&earlier.gaps)
+            .map(|(now, then)| brightness(now).max(1.0) / brightness(then).max(1.0))
+            .collect();
+        let mut window = Vec::with_capacity((2 * reach + 1).pow(2));
+        (0..self.gaps.len())
+            .map(|gap| {
+                let (x, y) = (gap % side, gap / side);
+                window.clear();
+                for wy in y.saturating_sub(reach)..=(y + reach).min(side - 1) {
+                    for wx in x.saturating_sub(reach)..=(x + reach).min(side - 1) {
+                        window.push(ratios[wy * side + wx]);
+                    }
+                }
+                let local = ratios[gap] / median(&mut window).max(1e-3);
+                let (a, b) = (
+                    chromaticity(&self.gaps[gap]),
+                    chromaticity(&earlier.gaps[gap]),
+                );
+                let shifted = (0..3).any(|ch| (a[ch] - b[ch]).abs() > chroma);
+                shifted || local > ratio || local < 1.0 / ratio
+            })
+            .collect()
+    }
+
     /// As [`Samples::changed_gaps`], for the points.
     pub fn changed_points(&self, earlier: &Samples, threshold: f32) -> Vec<bool> {
         let gain = self.gain_against(earlier);
@@ -98,6 +142,12 @@ fn changed(now: &[[f32; 3]], then: &[[f32; 3]], gain: f32, threshold: f32) -> Ve
         .zip(then)
         .map(|(a, b)| (0..3).any(|ch| (a[ch] / gain - b[ch]).abs() > threshold))
         .collect()
+}
+
+fn chromaticity(bgr: &[f32; 3]) -> [f32; 3] {
+    // Dark samples are mostly noise: their colour is read against a floor.
+    let sum = (bgr[0] + bgr[1] + bgr[2]).max(60.0);
+    bgr.map(|v| v / sum)
 }
 
 fn brightness(bgr: &[f32; 3]) -> f32 {
@@ -224,6 +274,7 @@ mod tests {
         let before = Samples::measure(&empty, 9, cell).unwrap();
         let after = Samples::measure(&covered, 9, cell).unwrap();
         let changed = after.changed_gaps(&before, 12.0);
+        assert_eq!(changed, after.changed_in_kind(&before, 0.04, 1.8, 2));
         let groups = gap_groups(9, &changed);
         assert_eq!(groups.len(), 1);
         assert!(groups[0].len() >= 6);
@@ -240,6 +291,32 @@ mod tests {
         let after = Samples::measure(&dim, 9, cell).unwrap();
         assert!((after.gain_against(&before) - 0.7).abs() < 0.02);
         assert!(after.changed_gaps(&before, 8.0).iter().all(|c| !c));
+    }
+
+    #[test]
+    fn a_light_gradient_is_no_change_locally() {
+        let cell = 16;
+        let even = board(9, cell);
+        let mut ramp = even.clone();
+        let side = ramp.cols();
+        for y in 0..side {
+            for x in 0..side {
+                let gain = 0.6 + 0.6 * x as f64 / side as f64;
+                let pixel = ramp.at_2d_mut::<opencv::core::Vec3b>(y, x).unwrap();
+                for ch in 0..3 {
+                    pixel[ch] = (f64::from(pixel[ch]) * gain).min(255.0) as u8;
+                }
+            }
+        }
+        let before = Samples::measure(&even, 9, cell).unwrap();
+        let after = Samples::measure(&ramp, 9, cell).unwrap();
+        assert!(after.changed_gaps(&before, 12.0).iter().any(|&c| c));
+        assert!(
+            after
+                .changed_in_kind(&before, 0.04, 1.8, 2)
+                .iter()
+                .all(|c| !c)
+        );
     }
 
     #[test]
