@@ -156,6 +156,11 @@ impl GoInference {
         inference
     }
 
+    /// Whether each observation is a still acted on at once.
+    pub fn stills(&self) -> bool {
+        self.options.stills
+    }
+
     pub fn position(&self) -> &Position {
         &self.position
     }

@@ -178,9 +178,14 @@ pub fn record(
     on_line: &mut dyn FnMut(&str),
 ) -> Result<Summary, RecorderError> {
     let started = Instant::now();
-    if let Some(size) = options.size {
-        crate::games::go::Board::check_size(size)
-            .map_err(|e| RecorderError::BadOptions(format!("--size {size}: {e}")))?;
+    // The locator can fit a smaller grid inside a larger one, so only the sizes Go is
+    // played on (TGA 2, WIKI) are accepted.
+    if let Some(size) = options.size
+        && !crate::geometry::locate::GO_SIZES.contains(&size)
+    {
+        return Err(RecorderError::BadOptions(format!(
+            "--size {size}: Go is recorded on 9, 13 or 19 lines"
+        )));
     }
     if !(options.rate > 0.0 && options.rate <= 120.0) {
         return Err(RecorderError::BadOptions(format!(
@@ -243,19 +248,18 @@ pub fn record(
     let rate = options.rate;
     let reader_thread = std::thread::spawn(move || {
         let mut next_due = f64::NEG_INFINITY;
+        // The time of the frame about to be grabbed, known from the one before it.
+        let mut upcoming = f64::NEG_INFINITY;
         let mut frames = 0u64;
         loop {
             // Which frame is due is known only after it is grabbed, so every frame is
             // grabbed and only the due ones converted: the decode is unavoidable in a
             // compressed stream, the conversion is not.
-            let peek_due = stills || fps.is_none_or(|f| f <= rate);
-            let decode = peek_due || frames == 0 || {
-                let time = frames as f64 / fps.unwrap_or(rate);
-                time + 1e-9 >= next_due
-            };
+            let decode = stills || fps.is_none_or(|f| f <= rate) || upcoming + 1e-9 >= next_due;
             match source.next_frame(decode) {
                 Ok(Some(frame)) => {
                     frames += 1;
+                    upcoming = frame.time + 1.0 / fps.unwrap_or(rate);
                     if decode {
                         next_due = frame.time + 1.0 / rate - 0.5 / fps.unwrap_or(rate);
                         if sender.send(Ok(frame)).is_err() {
@@ -280,6 +284,8 @@ pub fn record(
         .unwrap_or(passes.len());
     let mut last_time = 0.0;
     let mut broken = None;
+    // Kept to say what was in view when no board of the asked size was found.
+    let mut first_image: Option<Mat> = None;
     // A frame-by-frame account on stderr, for whoever tunes the tracker.
     let trace = std::env::var_os("KRADAN_TRACE").is_some();
     for received in receiver {
@@ -292,6 +298,9 @@ pub fn record(
         };
         summary.analysed += 1;
         last_time = frame.time;
+        if first_image.is_none() && options.size.is_some() {
+            first_image = Some(frame.image.clone());
+        }
         if let Some(note) = &frame.note {
             session.note(frame.time, "source", note)?;
         }
@@ -357,6 +366,16 @@ pub fn record(
                 options.source
             ))));
         }
+        // Asked for one size, was another in view?
+        if let (Some(asked), Some(image)) = (options.size, &first_image)
+            && let Some(found) = crate::geometry::locate::locate(image, None)?.geometry
+            && found.size != asked
+        {
+            return Err(RecorderError::WrongSize {
+                found: found.size,
+                asked,
+            });
+        }
         return Err(RecorderError::NoBoard {
             input: options.source.clone(),
             frames,
@@ -389,6 +408,8 @@ struct Session {
     /// The flag ids of this game's open flags, and their event seq (to resolve them).
     flag_seqs: Vec<(u32, u64)>,
     last_line: String,
+    /// Whether the first settled position was looked at for a game already in progress.
+    joined_checked: bool,
 }
 
 impl Session {
@@ -433,6 +454,7 @@ impl Session {
             flags: 0,
             flag_seqs: Vec::new(),
             last_line: String::new(),
+            joined_checked: options.resume,
         };
         if options.resume {
             session.restore(options)?;
@@ -498,6 +520,24 @@ impl Session {
                     board = seen;
                 }
             }
+            if event.kind == Kind::Note
+                && event.detail.get("note").and_then(Value::as_str) == Some("joined-in-progress")
+                && let Some(rows) = event.detail.get("board").and_then(Value::as_array)
+            {
+                let rows: Vec<&str> = rows.iter().filter_map(Value::as_str).collect();
+                let to_move = event
+                    .detail
+                    .get("first")
+                    .and_then(Value::as_str)
+                    .and_then(color_from_name)
+                    .unwrap_or(Color::Black);
+                if let Ok(seen) = crate::games::Occupancy::from_text_rows(&rows)
+                    && let Ok(joined) = Position::from_occupancy(&seen, to_move)
+                {
+                    position = joined;
+                    self.sgf.start(size, 0, &position);
+                }
+            }
             match event.kind {
                 Kind::Move => {
                     let Some(color) = event.color else { continue };
@@ -555,6 +595,75 @@ impl Session {
         };
         self.inference = Some(GoInference::new(position, infer));
         self.size = Some(size);
+        self.write_sgf()
+    }
+
+    /// A camera started on a game already under way sees stones at once: the first
+    /// settled position is then where the record starts (SGF setup stones), not a burst
+    /// of moves to flag. One black stone alone is still read as the first move.
+    fn join_game_in_progress(
+        &mut self,
+        settled: &Settled,
+        frame: &Frame,
+        tracker: &Tracker,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        let Some(inference) = self.inference.as_ref() else {
+            return Ok(());
+        };
+        if self.moves > 0 || self.handicap > 0 || inference.board() == &settled.occupancy {
+            return Ok(());
+        }
+        let board = &settled.occupancy;
+        let count = |color| {
+            (0..board.height())
+                .flat_map(|r| (0..board.width()).map(move |c| (r, c)))
+                .filter(|&(r, c)| board.get(r, c) == Some(color))
+                .count()
+        };
+        let (black, white) = (count(Color::Black), count(Color::White));
+        if black + white <= 1 {
+            return Ok(());
+        }
+        // Who is to move follows from the counts when each side has played in turn.
+        let to_move = self.first.unwrap_or(if black > white {
+            Color::White
+        } else {
+            Color::Black
+        });
+        let position =
+            Position::from_occupancy(board, to_move).map_err(RecorderError::BadOptions)?;
+        let stills = self.inference.as_ref().is_some_and(|i| i.stills());
+        self.sgf.start(board.width(), 0, &position);
+        self.sgf.add_comment(&format!(
+            "joined a game in progress at t={:.2}s: {black} black and {white} white stones on the board",
+            settled.since
+        ));
+        let message = format!(
+            "joined a game in progress: {black} black and {white} white stones already on the board; {to_move:?} to move (by the counts)"
+        );
+        on_line(&message);
+        let (small, factor) = evidence::reduce(&frame.image)?;
+        let bytes = evidence::annotate(&small, factor, tracker.geometry().as_ref(), &[], &message)?;
+        let name = format!("{:06}-joined.jpg", self.log.next_seq());
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", "joined-in-progress")
+            .with_detail("first", color_name(to_move))
+            .with_detail("message", message.as_str())
+            .with_evidence(self.log.write_evidence(&name, &bytes)?);
+        event
+            .detail
+            .insert("board".into(), json!(board.to_text_rows()));
+        event.video_time = self.video_time(settled.since);
+        self.log.append(event)?;
+        self.inference = Some(GoInference::new(
+            position,
+            InferOptions {
+                stills,
+                ..InferOptions::default()
+            },
+        ));
+        self.before = Some((small, factor));
         self.write_sgf()
     }
 
@@ -648,6 +757,10 @@ impl Session {
         tracker: &Tracker,
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
+        if !self.joined_checked {
+            self.joined_checked = true;
+            self.join_game_in_progress(settled, frame, tracker, on_line)?;
+        }
         let Some(inference) = self.inference.as_mut() else {
             return Ok(());
         };

@@ -222,6 +222,8 @@ pub struct Tracker {
     lost_reported: bool,
     /// Lines per side, fixed by the first board found when not given.
     size: Option<usize>,
+    /// Whether a board was ever found.
+    found: bool,
 }
 
 impl Tracker {
@@ -235,12 +237,13 @@ impl Tracker {
             last_settled: None,
             next_attempt: f64::NEG_INFINITY,
             lost_reported: false,
+            found: false,
         }
     }
 
-    /// Lines per side, once known.
+    /// Lines per side of the board found (None until one is found).
     pub fn size(&self) -> Option<usize> {
-        self.size
+        self.found.then_some(self.size).flatten()
     }
 
     /// The grid in the picture, in the game's frame (corner 1 = the game's point (0, 0)).
@@ -491,6 +494,7 @@ impl Tracker {
         turns: usize,
     ) -> opencv::Result<Lock> {
         self.size = Some(geometry.size);
+        self.found = true;
         let rectified = reading::rectify(image, &geometry, CELL)?;
         let alignment = alignment(&rectified, geometry.size, CELL)?;
         let shifts =
