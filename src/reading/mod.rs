@@ -77,6 +77,8 @@ pub enum ReaderChoice {
     Auto,
     Learned,
     Baseline,
+    /// The learned model and the baseline together (see [`Reader::Both`]).
+    Both,
 }
 
 impl std::str::FromStr for ReaderChoice {
@@ -87,8 +89,9 @@ impl std::str::FromStr for ReaderChoice {
             "auto" => Ok(ReaderChoice::Auto),
             "learned" => Ok(ReaderChoice::Learned),
             "baseline" => Ok(ReaderChoice::Baseline),
+            "both" => Ok(ReaderChoice::Both),
             other => Err(format!(
-                "unknown reader {other:?}: expected auto, learned or baseline"
+                "unknown reader {other:?}: expected auto, learned, baseline or both"
             )),
         }
     }
@@ -100,13 +103,27 @@ impl std::str::FromStr for ReaderChoice {
 pub enum Reader {
     Learned(learned::StoneModel),
     Baseline,
+    /// Both, their probabilities multiplied with the baseline's tempered by
+    /// [`BASELINE_WEIGHT`]: the model knows stones' shapes, the baseline knows a white
+    /// stone is brighter than the board around it even in dim coloured light, where the
+    /// model was seen to call white stones black.
+    Both(learned::StoneModel),
 }
+
+/// The power the baseline's probabilities are raised to when both readers vote: its
+/// probabilities are far too sure of themselves (1e-19 is common), so only a clear
+/// disagreement of the model and a near-certain baseline moves a call.
+pub const BASELINE_WEIGHT: f32 = 0.3;
 
 impl Reader {
     /// The reader `choice` names, and a note when `Auto` had to fall back.
     pub fn load(choice: ReaderChoice) -> anyhow::Result<(Reader, Option<String>)> {
         match choice {
             ReaderChoice::Baseline => Ok((Reader::Baseline, None)),
+            ReaderChoice::Both => Ok((
+                Reader::Both(learned::StoneModel::load(learned::StoneModel::default_path())?),
+                None,
+            )),
             ReaderChoice::Learned => Ok((
                 Reader::Learned(learned::StoneModel::load(
                     learned::StoneModel::default_path(),
@@ -131,6 +148,7 @@ impl Reader {
         match self {
             Reader::Learned(_) => "learned",
             Reader::Baseline => "baseline",
+            Reader::Both(_) => "both",
         }
     }
 
@@ -147,6 +165,28 @@ impl Reader {
         match self {
             Reader::Learned(model) => model.read(rectified, size, cell),
             Reader::Baseline => baseline::read_shifted(rectified, size, cell, shifts),
+            Reader::Both(model) => {
+                let learned = model.read(rectified, size, cell)?;
+                let colours = baseline::read_shifted(rectified, size, cell, shifts)?;
+                let cells = learned
+                    .cells
+                    .iter()
+                    .zip(&colours.cells)
+                    .map(|(l, b)| {
+                        let mut p = [0.0f32; 3];
+                        for k in 0..3 {
+                            p[k] = l.probabilities[k] * b.probabilities[k].max(1e-30).powf(BASELINE_WEIGHT);
+                        }
+                        let sum: f32 = p.iter().sum();
+                        CellReading::from_probabilities(if sum > 0.0 {
+                            p.map(|v| v / sum)
+                        } else {
+                            l.probabilities
+                        })
+                    })
+                    .collect();
+                Ok(Observation { size, cells })
+            }
         }
     }
 }

@@ -716,10 +716,8 @@ impl Session {
                     format_corners(corners)
                 ),
             ),
-            TrackEvent::Renewed => (
-                "view-renewed",
-                "the light changed: the reference view of the board was renewed".to_string(),
-            ),
+            // The reference view follows the light on its own; nothing for the record.
+            TrackEvent::Renewed => return Ok(()),
         };
         on_line(&message);
         let mut record = Event::new(Kind::Note)
@@ -811,6 +809,13 @@ impl Session {
         change: Option<(&crate::games::Occupancy, &crate::games::Occupancy)>,
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
+        if outcomes.is_empty() {
+            // The board changed only where a known difference was already flagged.
+            if let Some(((after, factor), _)) = pictures {
+                self.before = Some((after, factor));
+            }
+            return Ok(());
+        }
         let caption = outcomes
             .iter()
             .filter_map(|o| self.describe(o))
