@@ -205,6 +205,18 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Count a recorded Go game (TGA 13) with the stones the operator marks dead, and
+    /// write the result into the record (an event in the chain, RE in game.sgf).
+    Score {
+        /// The record folder written by kradan record
+        dir: PathBuf,
+        /// Dead stones as SGF points in the record's frame, e.g. "dd,pq" (none by default)
+        #[arg(long, default_value = "")]
+        dead: String,
+        /// thai (territory + prisoners, TGA 13) or area (stones + territory)
+        #[arg(long, default_value = "thai")]
+        counting: String,
+    },
     /// Report the versions of the libraries and peer programs Kradan relies on.
     Doctor,
     /// Check a record folder's event log: every line chained by SHA-256 to the one before,
@@ -391,6 +403,52 @@ fn main() -> ExitCode {
                 ..kradan::recorder::RecordOptions::new(source, out)
             };
             record(&options)
+        }
+        Command::Score {
+            dir,
+            dead,
+            counting,
+        } => score(&dir, &dead, &counting),
+    }
+}
+
+fn score(dir: &Path, dead: &str, counting: &str) -> ExitCode {
+    use kradan::games::go::{Point, scoring::Counting};
+    let counting = match counting {
+        "thai" => Counting::Thai,
+        "area" => Counting::Area,
+        other => {
+            eprintln!("kradan: --counting {other:?}: expected thai or area");
+            return ExitCode::from(EXIT_UNREADABLE);
+        }
+    };
+    let mut points = Vec::new();
+    for text in dead.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let bytes = text.as_bytes();
+        if bytes.len() != 2 || !bytes.iter().all(u8::is_ascii_lowercase) {
+            eprintln!("kradan: --dead {text:?}: expected SGF points like dd,pq");
+            return ExitCode::from(EXIT_UNREADABLE);
+        }
+        points.push(Point::new(bytes[1] - b'a', bytes[0] - b'a'));
+    }
+    match kradan::recorder::score(dir, &points, counting) {
+        Ok(scored) => {
+            println!("{}", scored.result);
+            println!(
+                "black {} (territory {}, prisoners {}), white {} (territory {}, prisoners {}, komi {})",
+                scored.score.black.total,
+                scored.score.black.territory,
+                scored.score.black.prisoners,
+                scored.score.white.total,
+                scored.score.white.territory,
+                scored.score.white.prisoners,
+                scored.score.komi
+            );
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("kradan: {error}");
+            ExitCode::from(error.exit_code())
         }
     }
 }

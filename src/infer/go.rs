@@ -254,7 +254,7 @@ impl GoInference {
         // Believe it yet?
         let stood = seen.now - seen.since;
         if !self.options.stills {
-            let breach = best.as_ref().is_some_and(|b| breaches(b));
+            let breach = best.as_ref().is_some_and(breaches);
             if breach && stood < self.options.confirm_seconds {
                 return outcomes;
             }

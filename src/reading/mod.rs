@@ -121,7 +121,9 @@ impl Reader {
         match choice {
             ReaderChoice::Baseline => Ok((Reader::Baseline, None)),
             ReaderChoice::Both => Ok((
-                Reader::Both(learned::StoneModel::load(learned::StoneModel::default_path())?),
+                Reader::Both(learned::StoneModel::load(
+                    learned::StoneModel::default_path(),
+                )?),
                 None,
             )),
             ReaderChoice::Learned => Ok((
@@ -173,10 +175,9 @@ impl Reader {
                     .iter()
                     .zip(&colours.cells)
                     .map(|(l, b)| {
-                        let mut p = [0.0f32; 3];
-                        for k in 0..3 {
-                            p[k] = l.probabilities[k] * b.probabilities[k].max(1e-30).powf(BASELINE_WEIGHT);
-                        }
+                        let p: [f32; 3] = std::array::from_fn(|k| {
+                            l.probabilities[k] * b.probabilities[k].max(1e-30).powf(BASELINE_WEIGHT)
+                        });
                         let sum: f32 = p.iter().sum();
                         CellReading::from_probabilities(if sum > 0.0 {
                             p.map(|v| v / sum)

@@ -18,7 +18,7 @@ use crate::geometry::calibration::Calibration;
 use crate::infer::go::{GoInference, InferOptions, Outcome, Seen};
 use crate::reading::{Reader, ReaderChoice};
 use crate::record::{Event, EventLog, Kind, RecordError};
-use crate::source::{self, Frame, FrameSource, SourceError, SourceKind};
+use crate::source::{self, Frame, SourceError, SourceKind};
 use crate::track::{Settled, TrackEvent, Tracker, TrackerOptions, View};
 use evidence::Mark;
 use opencv::core::Mat;
@@ -216,7 +216,8 @@ pub fn record(
     let kind = source.kind();
     let stills = kind == SourceKind::Stills;
 
-    let mut session = Session::open(options, &*source, reader_note)?;
+    let live = matches!(kind, SourceKind::Stream | SourceKind::Camera);
+    let mut session = Session::open(options, live, source.describe(), reader_note)?;
     if let Some(time) = session.resume_time {
         source.seek(time)?;
     }
@@ -387,6 +388,67 @@ pub fn record(
     Ok(summary)
 }
 
+/// What `kradan score` decided.
+#[derive(Clone, Debug)]
+pub struct Scored {
+    pub result: String,
+    pub score: scoring::Score,
+}
+
+/// Counts a recorded game (TGA 13) with the stones the operator marks dead, and writes
+/// the result into the record: a `note` event in the chain and `RE` in game.sgf.
+pub fn score(dir: &Path, dead: &[Point], counting: Counting) -> Result<Scored, RecorderError> {
+    let options = RecordOptions {
+        resume: true,
+        ..RecordOptions::new(dir.display().to_string(), dir)
+    };
+    let mut session = Session::open(
+        &options,
+        false,
+        "the operator marks dead stones and counts".into(),
+        None,
+    )?;
+    let Some(inference) = session.inference.as_ref() else {
+        return Err(RecorderError::BadOptions(format!(
+            "{}: the record holds no game yet",
+            dir.display()
+        )));
+    };
+    let position = inference.position().clone();
+    for point in dead {
+        if !position.board().contains(*point) || position.board().get(*point).is_none() {
+            return Err(RecorderError::BadOptions(format!(
+                "--dead {}: no stone stands there in the recorded position",
+                point.to_sgf()
+            )));
+        }
+    }
+    let score = scoring::score(&position, dead, session.komi, counting);
+    let result = score.result();
+    session.sgf.set_result(&result);
+    let event = Event::new(Kind::Note)
+        .with_points(dead.iter().map(|p| cell(*p)))
+        .with_detail("note", "score")
+        .with_detail("result", result.as_str())
+        .with_detail(
+            "counting",
+            serde_json::to_value(counting).unwrap_or_default(),
+        )
+        .with_detail("dead", dead.iter().map(|p| p.to_sgf()).collect::<Vec<_>>())
+        .with_detail("by", "operator")
+        .with_detail("score", serde_json::to_value(&score).unwrap_or_default())
+        .with_detail(
+            "message",
+            format!("counted with the stones the operator marked dead (TGA 13): {result}"),
+        );
+    session.log.append(event)?;
+    session.write_sgf()?;
+    session
+        .log
+        .append(Event::new(Kind::SessionEnd).with_detail("moves", session.moves))?;
+    Ok(Scored { result, score })
+}
+
 /// Everything written, and the game state it is written from.
 struct Session {
     log: EventLog,
@@ -415,14 +477,14 @@ struct Session {
 impl Session {
     fn open(
         options: &RecordOptions,
-        source: &dyn FrameSource,
+        live: bool,
+        description: String,
         reader_note: Option<String>,
     ) -> Result<Session, RecorderError> {
-        let live = matches!(source.kind(), SourceKind::Stream | SourceKind::Camera);
         let mut detail = Map::new();
         detail.insert("game".into(), "go".into());
         detail.insert("source".into(), options.source.clone().into());
-        detail.insert("source_description".into(), source.describe().into());
+        detail.insert("source_description".into(), description.into());
         detail.insert("size".into(), json!(options.size));
         detail.insert("handicap".into(), options.handicap.into());
         detail.insert("komi".into(), options.komi.into());

@@ -17,6 +17,10 @@ use opencv::prelude::*;
 /// enough that a stone on a neighbouring point (radius 0.5) stays out of a gap's box.
 const BOX_FRACTION: f64 = 0.1;
 
+/// The smallest change of a gap, in grey levels of any channel, that can be told from
+/// sensor noise and compression in a dim picture.
+const MIN_VISIBLE: f32 = 16.0;
+
 /// Mean colours at the gaps and the points of one rectified board.
 #[derive(Clone, Debug)]
 pub struct Samples {
@@ -125,7 +129,11 @@ impl Samples {
                     chromaticity(&earlier.gaps[gap]),
                 );
                 let shifted = (0..3).any(|ch| (a[ch] - b[ch]).abs() > chroma);
-                shifted || local > ratio || local < 1.0 / ratio
+                // In a dim room a few grey levels of noise are a large change of colour:
+                // a change too small to see is no change, whatever its kind.
+                let (now, then) = (&self.gaps[gap], &earlier.gaps[gap]);
+                let visible = (0..3).any(|ch| (now[ch] - then[ch]).abs() > MIN_VISIBLE);
+                visible && (shifted || local > ratio || local < 1.0 / ratio)
             })
             .collect()
     }
