@@ -34,30 +34,24 @@ fn sgf_point(text: &str) -> (usize, usize) {
     ((bytes[1] - b'a') as usize, (bytes[0] - b'a') as usize)
 }
 
-/// The eight symmetries of a board of `n` lines: the recorder cannot know which side
+/// Symmetry `k` (0..8) of a board of `n` lines: the recorder cannot know which side
 /// Black sat on, so its frame is the truth's up to one of them.
-fn symmetries(n: usize) -> Vec<Box<dyn Fn((usize, usize)) -> (usize, usize)>> {
-    (0..8)
-        .map(|k| {
-            Box::new(move |(mut r, mut c): (usize, usize)| {
-                for _ in 0..k % 4 {
-                    (r, c) = (c, n - 1 - r);
-                }
-                if k >= 4 {
-                    c = n - 1 - c;
-                }
-                (r, c)
-            }) as Box<dyn Fn((usize, usize)) -> (usize, usize)>
-        })
-        .collect()
+fn turn(k: usize, n: usize, (mut r, mut c): (usize, usize)) -> (usize, usize) {
+    for _ in 0..k % 4 {
+        (r, c) = (c, n - 1 - r);
+    }
+    if k >= 4 {
+        c = n - 1 - c;
+    }
+    (r, c)
 }
 
 /// Recorded moves as (colour, point), and how many agree with `truth` (colour, SGF point)
 /// in order under the best symmetry.
 fn moves_right(recorded: &[&Value], truth: &[(String, String)], n: usize) -> usize {
-    symmetries(n)
-        .iter()
-        .map(|turn| {
+    (0..8)
+        .map(|k| {
+            let turn = |point| turn(k, n, point);
             recorded
                 .iter()
                 .zip(truth)
