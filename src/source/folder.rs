@@ -72,9 +72,9 @@ impl Folder {
         &self.images
     }
 
-    /// Seconds between two images: 1 for stills.
-    fn period(&self) -> f64 {
-        self.fps.map_or(1.0, |fps| 1.0 / fps)
+    /// Images per second of source time: one for stills.
+    fn rate(&self) -> f64 {
+        self.fps.unwrap_or(1.0)
     }
 }
 
@@ -120,14 +120,14 @@ impl FrameSource for Folder {
         };
         Ok(Some(Frame {
             index,
-            time: index as f64 * self.period(),
+            time: index as f64 / self.rate(),
             image,
             note: None,
         }))
     }
 
     fn seek(&mut self, time: f64) -> Result<(), SourceError> {
-        let index = index_at(time, 1.0 / self.period());
+        let index = index_at(time, self.rate());
         self.next_index = index.min(self.images.len() as u64);
         Ok(())
     }
