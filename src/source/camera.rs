@@ -171,7 +171,13 @@ fn open_camera(index: u32, wanted_fps: u32) -> Result<(CameraCapture, String), S
                 Ok(mut camera) => {
                     let name = camera.info().human_name();
                     let _ = opened.send(Ok((camera.camera_format(), name)));
-                    take_pictures(&mut camera, &thread_shared);
+                    take_pictures(
+                        || {
+                            let raw = camera.frame_raw().map_err(|e| e.to_string())?;
+                            Ok(raw.into_owned())
+                        },
+                        &thread_shared,
+                    );
                 }
                 Err(why) => {
                     let _ = opened.send(Err(why));
@@ -220,9 +226,9 @@ fn start_camera(index: u32, wanted_fps: u32) -> Result<nokhwa::Camera, String> {
 }
 
 /// The capture thread's loop: until the reader lets go of the camera or it fails.
-fn take_pictures(camera: &mut nokhwa::Camera, shared: &Shared) {
+fn take_pictures(mut take: impl FnMut() -> Result<Vec<u8>, String>, shared: &Shared) {
     loop {
-        let picture = camera.frame_raw().map(|raw| raw.into_owned());
+        let picture = take();
         let taken = Instant::now();
         let mut slot = shared.slot.lock().unwrap_or_else(|e| e.into_inner());
         if slot.stop {
@@ -236,7 +242,7 @@ fn take_pictures(camera: &mut nokhwa::Camera, shared: &Shared) {
                 shared.ready.notify_all();
             }
             Err(e) => {
-                slot.failure = Some(e.to_string());
+                slot.failure = Some(e);
                 shared.ready.notify_all();
                 return;
             }
@@ -491,6 +497,80 @@ mod tests {
         let broken = decode(&[0xFF, 0xD8, 0, 1, 2], FrameFormat::MJPEG, 4, 2).unwrap_err();
         assert!(broken.contains("broken JPEG"), "{broken}");
         assert!(decode(&[], FrameFormat::GRAY, 0, 0).is_err());
+    }
+
+    /// A capture thread fed by `take` instead of a camera, and its reader's end.
+    fn fake_camera(
+        take: impl FnMut() -> Result<Vec<u8>, String> + Send + 'static,
+    ) -> CameraCapture {
+        let shared = Arc::new(Shared {
+            slot: Mutex::new(Slot::default()),
+            ready: Condvar::new(),
+        });
+        let thread_shared = shared.clone();
+        std::thread::spawn(move || take_pictures(take, &thread_shared));
+        CameraCapture {
+            shared,
+            format: format(1, 1, FrameFormat::GRAY, 100),
+            raw: Vec::new(),
+            taken_at: Instant::now(),
+            skipped: 0,
+        }
+    }
+
+    #[test]
+    fn a_busy_reader_gets_the_newest_picture_and_the_count_it_missed() {
+        let mut n = 0u8;
+        let mut camera = fake_camera(move || {
+            std::thread::sleep(Duration::from_millis(10));
+            n = n.wrapping_add(1);
+            Ok(vec![n])
+        });
+        assert_eq!(camera.grab(), Ok(true));
+        let first = camera.raw[0];
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(camera.grab(), Ok(true));
+        // About ten pictures came meanwhile: the reader gets the last, the rest are counted.
+        let missed = camera.skipped();
+        assert!((4..=12).contains(&missed), "{missed}");
+        assert_eq!(camera.raw[0], first.wrapping_add(missed as u8 + 1));
+        assert!(camera.taken_at().unwrap().elapsed() < Duration::from_millis(100));
+        let grey = camera.retrieve().unwrap();
+        assert_eq!((grey.cols(), grey.rows()), (1, 1));
+    }
+
+    #[test]
+    fn a_failing_camera_reports_why_once_its_pictures_are_taken() {
+        let mut left = 2;
+        let mut camera = fake_camera(move || {
+            left -= 1;
+            if left >= 0 {
+                Ok(vec![0])
+            } else {
+                Err("device unplugged".into())
+            }
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(camera.grab(), Ok(true));
+        assert_eq!(camera.skipped(), 1);
+        assert_eq!(camera.grab(), Err("device unplugged".to_string()));
+    }
+
+    #[test]
+    fn letting_go_of_the_camera_stops_its_thread() {
+        let taken = Arc::new(Mutex::new(0));
+        let count = taken.clone();
+        let mut camera = fake_camera(move || {
+            std::thread::sleep(Duration::from_millis(5));
+            *count.lock().unwrap() += 1;
+            Ok(vec![0])
+        });
+        assert_eq!(camera.grab(), Ok(true));
+        drop(camera);
+        std::thread::sleep(Duration::from_millis(30));
+        let after_drop = *taken.lock().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(*taken.lock().unwrap(), after_drop);
     }
 
     #[test]
