@@ -11,6 +11,7 @@ pub mod video;
 use std::path::{Path, PathBuf};
 
 /// One picture from a source.
+#[derive(Debug)]
 pub struct Frame {
     /// 0-based index of the frame in the source (counting every frame delivered or skipped).
     pub index: u64,
