@@ -40,7 +40,7 @@ pub struct Camera {
 /// only the newest, so a busy reader gets a fresh picture rather than one that waited in
 /// the driver's queue, and learns how many it missed. (nokhwa's camera is not `Send`
 /// either, so it has to live on one thread.)
-pub struct CameraCapture {
+struct CameraCapture {
     shared: Arc<Shared>,
     format: CameraFormat,
     raw: Vec<u8>,
@@ -339,7 +339,7 @@ impl Drop for CameraCapture {
 }
 
 /// A raw camera picture as BGR.
-pub fn decode(raw: &[u8], format: FrameFormat, width: i32, height: i32) -> Result<Mat, String> {
+fn decode(raw: &[u8], format: FrameFormat, width: i32, height: i32) -> Result<Mat, String> {
     let (rows, channels, conversion) = match format {
         FrameFormat::MJPEG => return decode_jpeg(raw),
         FrameFormat::YUYV => (height, 2, imgproc::COLOR_YUV2BGR_YUYV),

@@ -108,7 +108,7 @@ const STREAM_SCHEMES: &[&str] = &[
 /// asked of a camera; a stream's rate is the sender's, so it is refused there.
 pub fn open(spec: &str, fps: Option<f64>) -> Result<Box<dyn FrameSource>, SourceError> {
     let bad = |why: String| SourceError::BadSpec {
-        spec: spec.to_string(),
+        spec: stream::hide_password(spec),
         why,
     };
     if let Some(rate) = fps
@@ -230,7 +230,9 @@ mod tests {
         assert!(error_of("", None).contains("camera:N"));
         assert!(error_of("camera:front", None).contains("/dev/video0"));
         assert!(error_of("gopher://x", None).contains("unknown scheme"));
-        assert!(error_of("rtsp://127.0.0.1:1/x", Some(25.0)).contains("--fps"));
+        let with_fps = error_of("rtsp://admin:secret@127.0.0.1:1/x", Some(25.0));
+        assert!(with_fps.contains("--fps"), "{with_fps}");
+        assert!(!with_fps.contains("secret"), "{with_fps}");
         assert!(error_of("/no/such/file.mp4", None).contains("no such file"));
         assert!(error_of(".", Some(0.0)).contains("--fps"));
         assert!(error_of(".", Some(f64::INFINITY)).contains("--fps"));

@@ -22,7 +22,7 @@ pub struct Stream {
     live: Live<StreamCapture>,
 }
 
-pub struct StreamCapture {
+struct StreamCapture {
     capture: VideoCapture,
     /// Frames grabbed on this connection.
     grabbed: u64,

@@ -67,11 +67,6 @@ impl VideoFile {
         Ok(video)
     }
 
-    /// Frames per second used for time: the container's, or --fps.
-    pub fn rate(&self) -> f64 {
-        self.fps
-    }
-
     /// Width and height of the pictures.
     pub fn size(&self) -> (i32, i32) {
         (self.width, self.height)
@@ -94,11 +89,8 @@ impl VideoFile {
         }
     }
 
-    /// Moves to `target` by grabbing, from the start when it lies behind.
+    /// Moves forward to `target` by grabbing.
     fn grab_to(&mut self, target: u64) -> Result<(), SourceError> {
-        if target < self.next_index {
-            *self = VideoFile::open(&self.path, Some(self.fps))?;
-        }
         while self.next_index < target {
             if !self.grabbed && !self.capture.grab()? {
                 return self.ended().map(|_| ());
@@ -219,9 +211,9 @@ impl FrameSource for VideoFile {
         }
         // OpenCV's FFmpeg seek lands on a key frame and decodes forward to the frame asked
         // for; it reports where it ended up, which differs when the file is shorter than
-        // its header or its time stamps are odd. Then grabbing is the sure way.
-        // A target past the end is reached by landing on the last frame the header
-        // announces and grabbing on, so a file shorter than its header still reports it.
+        // its header or its time stamps are odd, and then grabbing is the sure way. A
+        // target past the end is reached by landing on the last frame the header announces
+        // and grabbing on, so a file shorter than its header still reports its break.
         let landing = match self.header_frames {
             Some(header) => target.min(header.saturating_sub(1)),
             None => target,
