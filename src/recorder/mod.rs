@@ -293,7 +293,7 @@ pub fn record(
         let frame = match received {
             Ok(frame) => frame,
             Err(error) => {
-                broken = Some(error.to_string());
+                broken = Some(error);
                 break;
             }
         };
@@ -359,13 +359,11 @@ pub fn record(
     progress.finish();
     summary.frames = frames;
     summary.source_seconds = last_time;
+    let broken_text = broken.as_ref().map(ToString::to_string);
     if session.inference.is_none() {
-        session.finish(last_time, broken.as_deref(), &mut summary)?;
-        if let Some(reason) = broken {
-            return Err(RecorderError::Source(SourceError::Open(format!(
-                "{}: {reason}",
-                options.source
-            ))));
+        session.finish(last_time, broken_text.as_deref(), &mut summary)?;
+        if let Some(error) = broken {
+            return Err(RecorderError::Source(error));
         }
         // Asked for one size, was another in view?
         if let (Some(asked), Some(image)) = (options.size, &first_image)
@@ -382,8 +380,8 @@ pub fn record(
             frames,
         });
     }
-    session.finish(last_time, broken.as_deref(), &mut summary)?;
-    summary.broken = broken;
+    session.finish(last_time, broken_text.as_deref(), &mut summary)?;
+    summary.broken = broken_text;
     summary.wall_seconds = started.elapsed().as_secs_f64();
     Ok(summary)
 }
