@@ -464,3 +464,24 @@ fn a_killed_recording_resumes_the_same_record_and_chain() {
     let expected = truth_moves(&read_truth(&clip));
     assert_eq!(moves_right(&moves, &expected, 9), 40);
 }
+
+#[test]
+fn no_camera_is_a_clear_error() {
+    if Path::new("/dev/video0").exists() {
+        eprintln!("skipped: this machine has a camera");
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("record");
+    let output = run(&[
+        "record",
+        "camera:0",
+        "--out",
+        dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("camera"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
