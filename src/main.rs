@@ -198,8 +198,10 @@ enum Command {
         /// Looks at the board per second of footage.
         #[arg(long, default_value_t = kradan::recorder::DEFAULT_RATE)]
         rate: f64,
-        /// Which cell reader: auto, learned or baseline.
-        #[arg(long, default_value = "auto")]
+        /// Which cell reader: both (the learned model checked by the colour baseline:
+        /// measured best on rendered footage in dim and coloured light), auto, learned or
+        /// baseline.
+        #[arg(long, default_value = "both")]
         reader: ReaderChoice,
         /// No progress line on stderr.
         #[arg(long)]

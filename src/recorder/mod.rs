@@ -68,7 +68,7 @@ impl RecordOptions {
             passes: None,
             resume: false,
             rate: DEFAULT_RATE,
-            reader: ReaderChoice::Auto,
+            reader: ReaderChoice::Both,
             progress: false,
         }
     }
