@@ -19,6 +19,16 @@ deps:
 
 demo: deps
 	$(CARGO) build --release --bin kradan
+	@echo "== kradan record: a rendered 19x19 game in progress, filmed with hands, read from the video file"
+	@echo "   (samples/go/clip-19x19-opening: White plays twice after move 4, captured stones left after move 19)"
+	@rm -rf demo-output/record
+	$(CARGO) run -q --release --bin kradan -- record samples/go/clip-19x19-opening/footage.mp4 --out demo-output/record
+	@echo "== the record it wrote: game.sgf, events.jsonl (hash-chained), evidence/ (annotated frames before and after)"
+	@ls demo-output/record; ls demo-output/record/evidence | head -4; echo "..."
+	$(CARGO) run -q --release --bin kradan -- verify demo-output/record
+	@echo "== the operator counts the game (TGA 13), no stones marked dead"
+	$(CARGO) run -q --release --bin kradan -- score demo-output/record
+	@echo
 	@echo "== footage with exact truth: kradan render films the first 8 moves of a 9x9 game (GNU Go v GNU Go)"
 	@echo "   with a virtual camera: hands, light, lens, shake; PNG frames and truth.json in demo-output/clip"
 	@rm -rf demo-output/clip

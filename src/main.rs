@@ -456,7 +456,12 @@ fn score(dir: &Path, dead: &str, counting: &str) -> ExitCode {
 }
 
 fn record(options: &kradan::recorder::RecordOptions) -> ExitCode {
+    // The progress line on a terminal is redrawn in place: clear it before a move's line.
+    let clear = options.progress && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut print = |line: &str| {
+        if clear {
+            eprint!("\r\x1b[K");
+        }
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}");
         let _ = out.flush();

@@ -106,8 +106,26 @@ pub fn annotate(
 }
 
 fn caption_bar(picture: &mut Mat, caption: &str) -> opencv::Result<()> {
-    let height = 28;
     let width = picture.cols();
+    let scale = (f64::from(width) / 1800.0).clamp(0.35, 0.6);
+    let line_height = (40.0 * scale).round() as i32;
+    // Hershey fonts have no Thai or other non-ASCII glyphs; the caption is ASCII by design.
+    let text: String = caption.chars().map(|c| if c.is_ascii() { c } else { '?' }).collect();
+    // Wrapped on words to the picture's width (a Hershey simplex letter is about 20 units
+    // of scale wide), at most four lines.
+    let per_line = ((f64::from(width) - 16.0) / (20.0 * scale)).max(20.0) as usize;
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= per_line => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines.truncate(4);
+    let height = line_height * lines.len() as i32 + 8;
     imgproc::rectangle(
         picture,
         opencv::core::Rect::new(0, 0, width, height),
@@ -116,22 +134,20 @@ fn caption_bar(picture: &mut Mat, caption: &str) -> opencv::Result<()> {
         imgproc::LINE_8,
         0,
     )?;
-    // Hershey fonts have no Thai or other non-ASCII glyphs; the caption is ASCII by design.
-    let text: String = caption
-        .chars()
-        .map(|c| if c.is_ascii() { c } else { '?' })
-        .collect();
-    imgproc::put_text(
-        picture,
-        &text,
-        Point::new(8, 20),
-        imgproc::FONT_HERSHEY_SIMPLEX,
-        0.55,
-        Scalar::all(255.0),
-        1,
-        imgproc::LINE_AA,
-        false,
-    )
+    for (index, line) in lines.iter().enumerate() {
+        imgproc::put_text(
+            picture,
+            line,
+            Point::new(8, line_height * (index as i32 + 1)),
+            imgproc::FONT_HERSHEY_SIMPLEX,
+            scale,
+            Scalar::all(255.0),
+            1,
+            imgproc::LINE_AA,
+            false,
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
