@@ -506,3 +506,190 @@ fn describe(kind: FlagKind, points: &[Point], color: Option<Color>) -> String {
     let who = color.map(|c| format!("{c:?} ")).unwrap_or_default();
     format!("{who}{}: {where_}", kind.describe())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(rows: &[&str]) -> Occupancy {
+        Occupancy::from_text_rows(rows).unwrap()
+    }
+
+    fn seen<'a>(occupancy: &'a Occupancy, confidence: &'a [f32], since: f64, now: f64) -> Seen<'a> {
+        Seen {
+            occupancy,
+            confidence,
+            since,
+            now,
+            hand_seen: true,
+        }
+    }
+
+    fn moves(outcomes: &[Outcome]) -> Vec<(Color, String)> {
+        outcomes
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Move { color, mv, .. } => Some((*color, mv.to_sgf())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn flags(outcomes: &[Outcome]) -> Vec<FlagKind> {
+        outcomes
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Flag(f) => Some(f.kind),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const SURE: [f32; 25] = [0.99; 25];
+
+    #[test]
+    fn a_clean_move_is_committed_at_once() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let now = board(&[".....", ".....", "..B..", ".....", "....."]);
+        let out = game.observe(&seen(&now, &SURE, 3.0, 3.2));
+        assert_eq!(moves(&out), [(Color::Black, "cc".to_string())]);
+        assert!(flags(&out).is_empty());
+        assert!(
+            game.observe(&seen(&now, &SURE, 3.0, 3.4)).is_empty(),
+            "once"
+        );
+    }
+
+    #[test]
+    fn tga_20_a_double_move_is_flagged_once_it_has_stood() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
+        assert!(
+            game.observe(&seen(&two, &SURE, 2.0, 2.2)).is_empty(),
+            "not yet"
+        );
+        let out = game.observe(&seen(&two, &SURE, 2.0, 3.1));
+        assert_eq!(flags(&out), [FlagKind::DoubleMove]);
+        let Outcome::Flag(flag) = out.iter().find(|o| matches!(o, Outcome::Flag(_))).unwrap()
+        else {
+            unreachable!()
+        };
+        assert_eq!(flag.rules[0].to_string(), "TGA 20");
+        assert_eq!(flag.move_number, Some(2));
+        assert_eq!(
+            moves(&out),
+            [(Color::Black, "bb".to_string())],
+            "the record goes on"
+        );
+    }
+
+    #[test]
+    fn an_operators_pass_makes_the_same_colour_legal() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        let passed = game.pass(Color::White);
+        assert_eq!(moves(&passed), [(Color::White, "".to_string())]);
+        let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
+        let out = game.observe(&seen(&two, &SURE, 2.0, 2.2));
+        assert_eq!(moves(&out), [(Color::Black, "bb".to_string())]);
+        assert!(flags(&out).is_empty());
+    }
+
+    #[test]
+    fn tga_27_prisoners_are_lifted_in_time_or_flagged_then_resolved() {
+        // Black captures the white stone at ab by playing ac... set up by moves.
+        let mut position = Position::new(5);
+        for (color, row, col) in [
+            (Color::Black, 0, 0),
+            (Color::White, 0, 1),
+            (Color::Black, 1, 1),
+            (Color::White, 4, 4),
+        ] {
+            position
+                .play(color, Move::Play(Point::new(row, col)))
+                .unwrap();
+        }
+        let mut game = GoInference::new(position, InferOptions::default());
+        // Black plays ac: the white stone at ab is captured but still stands.
+        let placed = board(&["BWB..", ".B...", ".....", ".....", "....W"]);
+        let out = game.observe(&seen(&placed, &SURE, 5.0, 5.2));
+        assert_eq!(moves(&out), [(Color::Black, "ca".to_string())]);
+        assert!(flags(&out).is_empty(), "still being lifted");
+        // White plays on before lifting it: TGA 27.
+        let on = board(&["BWB..", ".B...", ".....", "...W.", "....W"]);
+        let out = game.observe(&seen(&on, &SURE, 7.0, 8.2));
+        assert_eq!(moves(&out), [(Color::White, "dd".to_string())]);
+        assert_eq!(flags(&out), [FlagKind::CapturesNotRemoved]);
+        // Lifted later: resolved, and no move.
+        let lifted = board(&["B.B..", ".B...", ".....", "...W.", "....W"]);
+        let out = game.observe(&seen(&lifted, &SURE, 9.0, 9.2));
+        assert!(
+            matches!(
+                out.as_slice(),
+                [Outcome::Resolved {
+                    kind: FlagKind::CapturesNotRemoved,
+                    ..
+                }]
+            ),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_change_with_no_hand_or_low_confidence_must_stand_longer() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let now = board(&[".....", ".....", "..B..", ".....", "....."]);
+        let mut quiet = seen(&now, &SURE, 3.0, 3.3);
+        quiet.hand_seen = false;
+        assert!(game.observe(&quiet).is_empty());
+        quiet.now = 5.1;
+        assert_eq!(moves(&game.observe(&quiet)).len(), 1);
+
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let mut unsure = SURE;
+        unsure[12] = 0.5;
+        assert!(game.observe(&seen(&now, &unsure, 3.0, 3.3)).is_empty());
+        assert_eq!(
+            moves(&game.observe(&seen(&now, &unsure, 3.0, 5.1))).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn tga_25_a_displaced_stone_is_flagged_once_and_resolved_when_put_back() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let a = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&a, &SURE, 1.0, 1.2));
+        let b = board(&[".....", ".....", "..B..", ".W...", "....."]);
+        game.observe(&seen(&b, &SURE, 2.0, 2.2));
+        let c = board(&[".....", ".....", "..B..", ".W...", "...B."]);
+        game.observe(&seen(&c, &SURE, 3.0, 3.2));
+        // The black stone at cc slides to dc (not the last stone: displaced).
+        let slid = board(&[".....", ".....", "...B.", ".W...", "...B."]);
+        let out = game.observe(&seen(&slid, &SURE, 4.0, 5.1));
+        assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+        assert!(moves(&out).is_empty());
+        // White plays elsewhere with the stone still off: no second flag.
+        let on = board(&["W....", ".....", "...B.", ".W...", "...B."]);
+        let out = game.observe(&seen(&on, &SURE, 6.0, 6.2));
+        assert_eq!(moves(&out), [(Color::White, "aa".to_string())]);
+        assert!(flags(&out).is_empty(), "{out:?}");
+        // Put back.
+        let back = board(&["W....", ".....", "..B..", ".W...", "...B."]);
+        let out = game.observe(&seen(&back, &SURE, 7.0, 7.2));
+        assert!(
+            out.iter().any(|o| matches!(
+                o,
+                Outcome::Resolved {
+                    kind: FlagKind::Displaced,
+                    ..
+                }
+            )),
+            "{out:?}"
+        );
+        assert!(moves(&out).is_empty());
+    }
+}

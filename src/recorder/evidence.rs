@@ -110,7 +110,10 @@ fn caption_bar(picture: &mut Mat, caption: &str) -> opencv::Result<()> {
     let scale = (f64::from(width) / 1800.0).clamp(0.35, 0.6);
     let line_height = (40.0 * scale).round() as i32;
     // Hershey fonts have no Thai or other non-ASCII glyphs; the caption is ASCII by design.
-    let text: String = caption.chars().map(|c| if c.is_ascii() { c } else { '?' }).collect();
+    let text: String = caption
+        .chars()
+        .map(|c| if c.is_ascii() { c } else { '?' })
+        .collect();
     // Wrapped on words to the picture's width (a Hershey simplex letter is about 20 units
     // of scale wide), at most four lines.
     let per_line = ((f64::from(width) - 16.0) / (20.0 * scale)).max(20.0) as usize;
