@@ -288,7 +288,7 @@ impl Tracker {
         let moving = {
             let lock = self.lock.as_mut().expect("locked");
             let moved = match (&lock.previous, self.options.stills) {
-                (Some(previous), false) => count(&samples.changed_gaps(previous, MOTION_THRESHOLD)),
+                (Some(previous), false) => samples.moved(previous, MOTION_THRESHOLD),
                 _ => 0,
             };
             lock.previous = Some(samples.clone());
@@ -546,10 +546,6 @@ impl Tracker {
 
 fn locate_in(image: &Mat, size: Option<usize>) -> opencv::Result<Option<BoardGeometry>> {
     Ok(locate::locate(image, size)?.geometry)
-}
-
-fn count(flags: &[bool]) -> usize {
-    flags.iter().filter(|&&f| f).count()
 }
 
 /// Gaps that changed against the reference view with no changed stone on any of their

@@ -30,6 +30,9 @@ pub struct Samples {
     pub gaps: Vec<[f32; 3]>,
     /// `size²` points, row by row.
     pub points: Vec<[f32; 3]>,
+    /// Beyond the edge lines, 0.85 of a spacing out, level with every line: where an arm
+    /// reaching for an edge point passes without covering any gap.
+    pub rim: Vec<[f32; 3]>,
 }
 
 impl Samples {
@@ -68,7 +71,21 @@ impl Samples {
             .flat_map(|row| (0..size).map(move |col| (col, row)))
             .map(|(col, row)| mean_at((col as f64 + 1.0) * c, (row as f64 + 1.0) * c))
             .collect();
-        Ok(Samples { size, gaps, points })
+        let near = 0.15 * c;
+        let far = (size as f64 + 0.85) * c;
+        let rim = (0..size)
+            .flat_map(|i| {
+                let along = (i as f64 + 1.0) * c;
+                [(along, near), (along, far), (near, along), (far, along)]
+            })
+            .map(|(x, y)| mean_at(x, y))
+            .collect();
+        Ok(Samples {
+            size,
+            gaps,
+            points,
+            rim,
+        })
     }
 
     /// The overall brightness ratio of `self` to `earlier`, measured on the gaps (the bare
@@ -136,6 +153,15 @@ impl Samples {
                 visible && (shifted || local > ratio || local < 1.0 / ratio)
             })
             .collect()
+    }
+
+    /// How many gaps and rim samples differ from `earlier` by more than `threshold` grey
+    /// levels, the overall gain taken out: what moved between two frames.
+    pub fn moved(&self, earlier: &Samples, threshold: f32) -> usize {
+        let gain = self.gain_against(earlier);
+        let gaps = changed(&self.gaps, &earlier.gaps, gain, threshold);
+        let rim = changed(&self.rim, &earlier.rim, gain, threshold);
+        gaps.iter().chain(&rim).filter(|&&c| c).count()
     }
 
     /// As [`Samples::changed_gaps`], for the points.
