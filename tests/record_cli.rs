@@ -89,9 +89,9 @@ fn read_truth(clip: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(clip.join("truth.json")).unwrap()).unwrap()
 }
 
-#[test]
-fn a_rendered_9x9_game_is_recorded_move_for_move_within_half_a_second() {
-    let clip = samples().join("clip-9x9");
+/// Records `clip`'s footage into a fresh folder; the folder (kept alive by the guard) and
+/// its events.
+fn record_clip(clip: &Path) -> (tempfile::TempDir, PathBuf, Vec<Value>) {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("record");
     let output = run(&[
@@ -106,9 +106,16 @@ fn a_rendered_9x9_game_is_recorded_move_for_move_within_half_a_second() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    let events = events(&dir);
+    (out, dir, events)
+}
+
+#[test]
+fn a_rendered_9x9_game_is_recorded_move_for_move_within_half_a_second() {
+    let clip = samples().join("clip-9x9");
+    let (_guard, dir, events) = record_clip(&clip);
     let truth = read_truth(&clip);
     let expected = truth_moves(&truth);
-    let events = events(&dir);
     let moves = of_kind(&events, "move");
     assert_eq!(moves.len(), expected.len(), "every move, no more");
     assert_eq!(moves_right(&moves, &expected, 9), expected.len());
@@ -157,22 +164,8 @@ fn staged_irregularities_are_flagged_with_their_rules() {
     // The 19×19 clip joins a game with 40 stones on the board, then White plays twice
     // after move 4 and the prisoners of move 19 are left on the board.
     let clip = samples().join("clip-19x19-opening");
-    let out = tempfile::tempdir().unwrap();
-    let dir = out.path().join("record");
-    let output = run(&[
-        "record",
-        clip.join("footage.mp4").to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let (_guard, _dir, events) = record_clip(&clip);
     let truth = read_truth(&clip);
-    let events = events(&dir);
     let moves = of_kind(&events, "move");
     let expected = truth_moves(&truth);
     assert_eq!(moves_right(&moves, &expected, 19), expected.len());

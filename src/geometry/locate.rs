@@ -52,11 +52,17 @@ pub const WORKING_SIDE: i32 = 1000;
 /// The image reduced to [`WORKING_SIDE`] on its longest side, with the factor from the
 /// image to it; `None` when it is no larger than that already.
 pub fn reduced(image: &Mat) -> opencv::Result<Option<(Mat, f64)>> {
+    reduced_to(image, WORKING_SIDE)
+}
+
+/// The image reduced to `side` pixels on its longest side, with the factor from the image
+/// to it; `None` when it is no larger than that already.
+pub fn reduced_to(image: &Mat, side: i32) -> opencv::Result<Option<(Mat, f64)>> {
     let longest = image.cols().max(image.rows());
-    if longest <= WORKING_SIDE {
+    if longest <= side {
         return Ok(None);
     }
-    let factor = f64::from(WORKING_SIDE) / f64::from(longest);
+    let factor = f64::from(side) / f64::from(longest);
     let mut small = Mat::default();
     imgproc::resize(
         image,

@@ -2,7 +2,7 @@
 //! is about circled and a caption saying what was decided, small enough to keep hundreds.
 
 use crate::geometry::BoardGeometry;
-use opencv::core::{Mat, Point, Scalar, Size, Vector};
+use opencv::core::{Mat, Point, Scalar, Vector};
 use opencv::imgcodecs;
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -34,21 +34,8 @@ impl Mark {
 
 /// A frame reduced to evidence size, with the factor from the original.
 pub fn reduce(image: &Mat) -> opencv::Result<(Mat, f64)> {
-    let longest = image.cols().max(image.rows());
-    if longest <= EVIDENCE_SIDE {
-        return Ok((image.clone(), 1.0));
-    }
-    let factor = f64::from(EVIDENCE_SIDE) / f64::from(longest);
-    let mut small = Mat::default();
-    imgproc::resize(
-        image,
-        &mut small,
-        Size::default(),
-        factor,
-        factor,
-        imgproc::INTER_AREA,
-    )?;
-    Ok((small, factor))
+    Ok(crate::geometry::locate::reduced_to(image, EVIDENCE_SIDE)?
+        .unwrap_or_else(|| (image.clone(), 1.0)))
 }
 
 /// JPEG bytes of `frame` (already reduced by `factor`) with the board's outline, the
