@@ -26,8 +26,7 @@ pub const LATE_MOVE_SECONDS: f64 = 0.5;
 
 /// The eight ways a square board's frame can be turned or mirrored; the recorder's frame
 /// is the truth's frame under one of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Symmetry {
     Identity,
     /// Turned a quarter clockwise: the truth's top-left corner is the recorder's top-right.
@@ -102,6 +101,13 @@ impl Symmetry {
     }
 }
 
+/// Serialised by [`Symmetry::name`] (`turn-90`).
+impl Serialize for Symmetry {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
 /// The moves of one game.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MoveScore {
@@ -146,7 +152,8 @@ pub struct FlagScore {
     pub missed: usize,
     /// Flags no anomaly explains (in a bump's wake too: a bump is no breach).
     pub false_flags: usize,
-    /// Further flags for an anomaly already flagged.
+    /// Further flags for an anomaly already flagged, or its consequences
+    /// ([`tolerated_rules`]).
     pub duplicates: usize,
     /// `inferred-order` and `repetition` lines: notes, not flags.
     pub notes: usize,
@@ -321,6 +328,17 @@ pub fn accepted_rules(kind: &str, truth_rules: &[String]) -> Vec<String> {
         }
     }
     rules
+}
+
+/// Rules a flag may cite about an anomaly of `kind` without answering it and without being
+/// false: the consequences a strict reading of the penalty gives. After a ko retake or a
+/// suicide the stone is taken back and the offender loses the turn (TGA 28–29), yet in the
+/// footage the same player then plays on, which that reading calls a double move.
+pub fn tolerated_rules(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "ko-retake" | "suicide" => &["TGA 20"],
+        _ => &[],
+    }
 }
 
 fn label(color: Option<Color>, spot: Spot) -> String {
@@ -537,7 +555,16 @@ fn score_flags(
             outcome.flagged_kind = flag.kind.clone();
             continue;
         }
-        if !fits.is_empty() {
+        let tolerated = || {
+            owed.iter().any(|(a, _, w)| {
+                in_window(flag, a, *w)
+                    && flag
+                        .rules
+                        .iter()
+                        .any(|r| tolerated_rules(&a.kind).contains(&r.as_str()))
+            })
+        };
+        if !fits.is_empty() || tolerated() {
             score.duplicates += 1;
             continue;
         }
@@ -974,6 +1001,38 @@ mod tests {
             (s.flags.right, s.flags.missed, s.flags.false_flags),
             (0, 1, 1)
         );
+    }
+
+    #[test]
+    fn a_double_move_called_after_a_ko_retake_is_its_consequence_not_a_false_flag() {
+        let ko = r#"{"kind":"ko-retake","move_number":3,"rules":["TGA 8","TGA 28","TML 31"],"penalties":["warning","lose-turn"],"points":["cg"],"note":"","at":5.5,"frame":55}"#;
+        let truth = truth_with(ko, "");
+        let mut lines = perfect(&truth, Symmetry::Identity, 0.2);
+        // The double move alone does not answer the ko retake.
+        lines.push(flag_line(
+            7.5,
+            Some(4),
+            &["TGA 20", "TML 23"],
+            "double-move",
+        ));
+        let s = scored(&truth, &lines);
+        assert_eq!(
+            (s.flags.right, s.flags.missed, s.flags.false_flags),
+            (0, 1, 0)
+        );
+        assert_eq!(s.flags.duplicates, 1);
+        lines.push(flag_line(
+            6.0,
+            Some(3),
+            &["TGA 8", "TGA 28", "TML 31"],
+            "ko-retaken",
+        ));
+        let s = scored(&truth, &lines);
+        assert_eq!(
+            (s.flags.right, s.flags.missed, s.flags.false_flags),
+            (1, 0, 0)
+        );
+        assert!(s.exact);
     }
 
     #[test]
