@@ -91,13 +91,18 @@ pub fn draw_plan(seed: u64, sizes: &[usize], codec: Codec, overrides: &Overrides
         s if s <= 13 => (35, 70),
         _ => (40, 80),
     };
-    let moves = low + rng.below(high - low + 1);
-    // Mostly the cameras a club uses; a fifth at 1080p30, where the speed target is set.
+    // Mostly the cameras a club uses; some 1080p30, where the speed target is set. Those
+    // frames cost five times a 720p frame to render, so their games are the shortest.
     let (resolution, fps) = match rng.below(20) {
-        0..=5 => ([640, 480], 15.0),
-        6..=10 => ([1280, 720], 15.0),
-        11..=15 => ([1280, 720], 30.0),
+        0..=6 => ([640, 480], 15.0),
+        7..=13 => ([1280, 720], 15.0),
+        14..=16 => ([1280, 720], 30.0),
         _ => ([1920, 1080], 30.0),
+    };
+    let moves = if resolution[0] >= 1920 {
+        low + rng.below(7)
+    } else {
+        low + rng.below(high - low + 1)
     };
     // A quarter clean (no accidents), the rest varied (a bump in 30 %) or hard (always a
     // bump): about a third of the clips are bumped.
@@ -239,11 +244,14 @@ pub fn generate_record(
 ) -> (String, String) {
     if let Some(program) = gnugo {
         match gnugo_game(program, size, moves, seed) {
-            Ok(played) if played.len() >= moves.min(10) => {
-                let who = format!("GNU Go level 1 self-play, --seed {}", gnugo_seed(seed));
+            Ok((version, played)) if played.len() >= moves.min(10) => {
+                let who = format!(
+                    "GNU Go {version} level 1 self-play, --seed {}",
+                    gnugo_seed(seed)
+                );
                 return (write_record(size, &played, &who), who);
             }
-            Ok(played) => super::note(&format!(
+            Ok((_, played)) => super::note(&format!(
                 "GNU Go ended the seed {seed} game after {} moves; random moves instead",
                 played.len()
             )),
@@ -283,7 +291,7 @@ fn gnugo_game(
     size: usize,
     moves: usize,
     seed: u64,
-) -> anyhow::Result<Vec<(Color, Point)>> {
+) -> anyhow::Result<(String, Vec<(Color, Point)>)> {
     let mut child = Command::new(program)
         .args([
             "--mode",
@@ -330,6 +338,8 @@ fn gnugo_game(
                 None => anyhow::bail!("GNU Go refused {command:?}: {answer}"),
             }
         };
+        // The version goes into the record: another GNU Go may play another game.
+        let version = ask("version")?;
         ask(&format!("boardsize {size}"))?;
         ask("clear_board")?;
         ask("komi 6.5")?;
@@ -355,7 +365,7 @@ fn gnugo_game(
             color = color.opponent();
         }
         let _ = ask("quit");
-        Ok(played)
+        Ok((version, played))
     })();
     let _ = child.kill();
     let _ = child.wait();
@@ -396,14 +406,39 @@ mod tests {
 
     #[test]
     fn a_seed_draws_the_same_plan_and_sizes_alternate() {
-        let a = draw_plan(100_000, &[9, 19], Codec::Mjpeg, &Overrides::default());
-        let b = draw_plan(100_000, &[9, 19], Codec::Mjpeg, &Overrides::default());
+        let a = draw_plan(10, &[9, 19], Codec::Mjpeg, &Overrides::default());
+        let b = draw_plan(10, &[9, 19], Codec::Mjpeg, &Overrides::default());
         assert_eq!(a, b);
         assert_eq!(a.size, 9);
         assert!((30..=60).contains(&a.moves));
-        let c = draw_plan(100_001, &[9, 19], Codec::Mjpeg, &Overrides::default());
+        let c = draw_plan(11, &[9, 19], Codec::Mjpeg, &Overrides::default());
         assert_eq!(c.size, 19);
         assert!((40..=80).contains(&c.moves));
+    }
+
+    #[test]
+    fn the_shares_of_pictures_and_styles_are_as_documented() {
+        let plans: Vec<GamePlan> = (0..1000)
+            .map(|seed| draw_plan(seed, &[9, 19], Codec::Mjpeg, &Overrides::default()))
+            .collect();
+        let share = |f: &dyn Fn(&GamePlan) -> bool| {
+            plans.iter().filter(|p| f(p)).count() as f64 / plans.len() as f64
+        };
+        let near = |got: f64, want: f64| (got - want).abs() < 0.05;
+        assert!(near(share(&|p| p.resolution == [640, 480]), 0.35));
+        assert!(near(share(&|p| p.resolution == [1920, 1080]), 0.15));
+        assert!(near(share(&|p| p.fps == 30.0), 0.30));
+        assert!(near(share(&|p| p.style == "clean"), 0.25));
+        assert!(near(share(&|p| p.style == "hard"), 0.15));
+        // Varied clips are bumped 30 % of the time, hard ones always: about a third.
+        let bumped = 0.3 * share(&|p| p.style == "varied") + share(&|p| p.style == "hard");
+        assert!(near(bumped, 1.0 / 3.0), "{bumped}");
+        assert!(
+            plans
+                .iter()
+                .filter(|p| p.resolution == [1920, 1080])
+                .all(|p| p.moves <= if p.size == 9 { 36 } else { 46 })
+        );
     }
 
     #[test]

@@ -129,7 +129,9 @@ impl GameResult {
             let _ = write!(line, "\n    {problem}");
         }
         if let Some(score) = &self.score {
-            for mistake in score.mistakes.iter().take(5) {
+            // An empty record's mistakes are all its moves: the problem above says why.
+            let shown = if score.moves.recorded == 0 { 0 } else { 5 };
+            for mistake in score.mistakes.iter().take(shown) {
                 let _ = write!(
                     line,
                     "\n    move {} {}: expected {}, recorded {}",
