@@ -6,6 +6,7 @@
 pub mod debug;
 pub mod detect;
 pub mod eval;
+pub mod footage_eval;
 pub mod games;
 pub mod geometry;
 pub mod infer;
