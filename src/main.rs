@@ -219,6 +219,45 @@ enum Command {
         #[arg(long, default_value = "thai")]
         counting: String,
     },
+    /// Measure `kradan record` on rendered games: render N games (GNU Go self-play, varied
+    /// cameras and light, staged anomalies and bumps) into DIR, or read the games already
+    /// there, record each, and score moves, games, flags and latency against the truth.
+    ///
+    /// Exit status: 0 it ran (whatever the figures), 2 bad input.
+    EvalFootage {
+        dir: PathBuf,
+        /// Games to make (default 50), or the most to read.
+        #[arg(long)]
+        games: Option<usize>,
+        /// The first seed (see docs/eval-footage.md for which seeds are held out).
+        #[arg(long, default_value_t = 1)]
+        seed_base: u64,
+        /// Board sizes, taken in turn: "9,19".
+        #[arg(long, default_value = "9,19")]
+        sizes: String,
+        /// The share of games with staged anomalies.
+        #[arg(long, default_value_t = 0.5)]
+        anomalies: f64,
+        /// Keep the rendered footage.
+        #[arg(long)]
+        keep: bool,
+        #[arg(long)]
+        json: bool,
+        /// The recorder program (default: this kradan).
+        #[arg(long)]
+        recorder: Option<PathBuf>,
+        /// Games evaluated at once (more than one spoils the speed figures).
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Moves per game, instead of drawn from the seed.
+        #[arg(long)]
+        moves: Option<usize>,
+        /// Picture size WxH, instead of drawn from the seed.
+        #[arg(long)]
+        resolution: Option<String>,
+        #[arg(long)]
+        fps: Option<f64>,
+    },
     /// Report the versions of the libraries and peer programs Kradan relies on.
     Doctor,
     /// Check a record folder's event log: every line chained by SHA-256 to the one before,
@@ -411,6 +450,54 @@ fn main() -> ExitCode {
             dead,
             counting,
         } => score(&dir, &dead, &counting),
+        Command::EvalFootage {
+            dir,
+            games,
+            seed_base,
+            sizes,
+            anomalies,
+            keep,
+            json,
+            recorder,
+            jobs,
+            moves,
+            resolution,
+            fps,
+        } => {
+            use kradan::footage_eval::{EvalOptions, parse_resolution, parse_sizes};
+            let parsed = parse_sizes(&sizes).and_then(|sizes| {
+                let resolution = resolution.as_deref().map(parse_resolution).transpose()?;
+                Ok((sizes, resolution))
+            });
+            let (sizes, resolution) = match parsed {
+                Ok(parsed) => parsed,
+                Err(error) => {
+                    eprintln!("kradan: {error:#}");
+                    return ExitCode::from(EXIT_UNREADABLE);
+                }
+            };
+            let mut options = EvalOptions::new(dir);
+            options.games = games;
+            options.seed_base = seed_base;
+            options.sizes = sizes;
+            options.anomaly_rate = anomalies;
+            options.keep = keep;
+            options.json = json;
+            options.jobs = jobs;
+            options.overrides.moves = moves;
+            options.overrides.resolution = resolution;
+            options.overrides.fps = fps;
+            if let Some(recorder) = recorder {
+                options.recorder = recorder;
+            }
+            match kradan::footage_eval::run(&options, &mut std::io::stdout().lock()) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("kradan: {error:#}");
+                    ExitCode::from(EXIT_UNREADABLE)
+                }
+            }
+        }
     }
 }
 
