@@ -316,10 +316,8 @@ fn a_broken_game_folder_is_reported_and_the_others_are_scored() {
     assert!(text.contains("plan.json"), "{text}");
 }
 
-/// The real recorder on two tiny clips: every move and flag right. Needs `kradan record`
-/// (being written on another branch); un-ignore when it lands.
+/// The real recorder on two tiny clips: every move and flag right.
 #[test]
-#[ignore = "needs kradan record"]
 fn the_recorder_records_two_tiny_games_exactly() {
     let work = tempfile::tempdir().unwrap();
     let mut options = tiny(

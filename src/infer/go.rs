@@ -31,7 +31,7 @@ pub struct InferOptions {
 impl Default for InferOptions {
     fn default() -> Self {
         InferOptions {
-            confirm_seconds: 1.0,
+            confirm_seconds: 1.5,
             unexplained_seconds: 2.0,
             stills: false,
         }
@@ -214,6 +214,10 @@ impl GoInference {
     /// Acts on a settled position. Returns nothing when it shows nothing new, or when the
     /// change must stand longer before it is believed (call again with later `now`).
     pub fn observe(&mut self, seen: &Seen) -> Vec<Outcome> {
+        self.observe_part(seen, true)
+    }
+
+    fn observe_part(&mut self, seen: &Seen, split: bool) -> Vec<Outcome> {
         let mut outcomes = Vec::new();
         if seen.occupancy == &self.board {
             return outcomes;
@@ -256,6 +260,26 @@ impl GoInference {
         if !self.options.stills {
             let breach = best.as_ref().is_some_and(breaches);
             if breach && stood < self.options.confirm_seconds {
+                // The breach must stand before it is flagged, but a clean move beside it
+                // (a stone placed while another still reads wrong) is committed now.
+                if split && let Some(best) = &best {
+                    let mut part = seen.occupancy.clone();
+                    for flag in best.flags.iter().filter(|f| breaching(f, best)) {
+                        for p in &flag.points {
+                            let (row, col) = (p.row as usize, p.col as usize);
+                            part.set(row, col, self.board.get(row, col));
+                        }
+                    }
+                    if &part != seen.occupancy {
+                        return self.observe_part(
+                            &Seen {
+                                occupancy: &part,
+                                ..seen.clone()
+                            },
+                            false,
+                        );
+                    }
+                }
                 return outcomes;
             }
             let changed_points = changed(&self.board, seen.occupancy);
@@ -477,12 +501,16 @@ impl GoInference {
 /// Whether acting on this explanation raises a flag a referee must see (notes and
 /// prisoners still being lifted do not).
 fn breaches(explanation: &Explanation) -> bool {
+    explanation.flags.iter().any(|f| breaching(f, explanation))
+}
+
+fn breaching(flag: &crate::games::go::Flag, explanation: &Explanation) -> bool {
     let last = explanation.moves.len().checked_sub(1);
-    explanation.flags.iter().any(|f| match f.kind {
+    match flag.kind {
         FlagKind::InferredOrder | FlagKind::Repetition => false,
-        FlagKind::CapturesNotRemoved => f.move_index != last,
+        FlagKind::CapturesNotRemoved => flag.move_index != last,
         _ => true,
-    })
+    }
 }
 
 fn changed(before: &Occupancy, after: &Occupancy) -> Vec<Point> {
