@@ -667,3 +667,125 @@ pub fn alignment(rectified: &Mat, size: usize, cell: i32) -> opencv::Result<f64>
     contrasts.select_nth_unstable_by(middle, f64::total_cmp);
     Ok(contrasts[middle].max(0.0))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reading::ReaderChoice;
+    use crate::render::scene::{Layout, SceneRequest, Style};
+    use opencv::core::{Point, Scalar};
+
+    fn still(seed: u64) -> Mat {
+        let board = crate::render::random_go_board(9, 0.2, 0.0, seed);
+        let request = SceneRequest {
+            resolution: Some((640, 480)),
+            fps: Some(10.0),
+            tilt: Some(10.0),
+        };
+        crate::render::snapshot(Layout::Lines(9), &board, seed, Style::Clean, &request)
+            .expect("renders")
+            .0
+    }
+
+    fn tracker() -> Tracker {
+        let (reader, _) = Reader::load(ReaderChoice::Auto).expect("a reader");
+        Tracker::new(
+            TrackerOptions {
+                size: Some(9),
+                ..TrackerOptions::default()
+            },
+            reader,
+        )
+    }
+
+    #[test]
+    fn a_still_board_settles_and_a_hand_over_it_is_no_evidence() {
+        let frame = still(3);
+        let mut tracker = tracker();
+        let mut settled = None;
+        for i in 0..4 {
+            let report = tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+            if i == 0 {
+                assert!(matches!(
+                    report.events.as_slice(),
+                    [TrackEvent::Found { .. }]
+                ));
+            }
+            settled = report.settled.or(settled);
+        }
+        let settled = settled.expect("settled after 0.3 s of the same view");
+        assert_eq!(settled.frames, 4);
+
+        // An arm reaches over the board from the picture's edge.
+        let geometry = tracker.geometry().unwrap();
+        let [x, y] = geometry.to_image(4.0, 4.0);
+        let mut covered = frame.clone();
+        imgproc::line(
+            &mut covered,
+            Point::new(x as i32, y as i32),
+            Point::new(x as i32 + 400, 479),
+            Scalar::new(90.0, 120.0, 200.0, 0.0),
+            40,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let report = tracker.analyse(&covered, 0.4, 4).unwrap();
+        assert!(
+            matches!(report.view, View::Moving { .. }),
+            "{:?}",
+            report.view
+        );
+        assert!(report.settled.is_none() && report.reading.is_none());
+        // Held still, it is a cover, still no evidence.
+        let report = tracker.analyse(&covered, 0.5, 5).unwrap();
+        assert!(
+            matches!(report.view, View::Covered { .. }),
+            "{:?}",
+            report.view
+        );
+        // Gone again: the same position settles again.
+        for i in 6..10 {
+            let report = tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+            if let Some(again) = report.settled {
+                assert_eq!(again.occupancy, settled.occupancy);
+            }
+        }
+    }
+
+    #[test]
+    fn a_moved_camera_is_found_again_turned_to_the_recorded_position() {
+        let frame = still(5);
+        let mut tracker = tracker();
+        let mut first = None;
+        for i in 0..4 {
+            first = tracker
+                .analyse(&frame, i as f64 * 0.1, i)
+                .unwrap()
+                .settled
+                .or(first);
+        }
+        let first = first.expect("settled");
+        // The camera is knocked round to the other side of the board.
+        let mut moved = Mat::default();
+        opencv::core::rotate(&frame, &mut moved, opencv::core::ROTATE_180).unwrap();
+        let mut events = Vec::new();
+        let mut again = None;
+        for i in 4..20 {
+            let report = tracker.analyse(&moved, i as f64 * 0.1, i).unwrap();
+            events.extend(report.events);
+            again = report.settled.or(again);
+        }
+        assert!(
+            events.iter().any(
+                |e| matches!(e, TrackEvent::Relocated { quarter_turns, .. } if *quarter_turns == 2)
+            ),
+            "{events:?}"
+        );
+        assert_eq!(
+            again.expect("settled again").occupancy,
+            first.occupancy,
+            "the game's own frame"
+        );
+    }
+}
