@@ -660,3 +660,239 @@ mod tests {
         }
     }
 }
+
+/// Training and measurement on the renderer's pictures ([`crate::render`]): stills of a
+/// random position rectified exactly as the recorder rectifies a frame (true corners
+/// named in image order, [`super::rectify`] at the given cell), with labels in the same
+/// order.
+pub mod rendered {
+    use super::{Dataset, features, label};
+    use crate::games::Color;
+    use crate::geometry::{self, BoardGeometry};
+    use crate::reading::synth::Rng;
+    use crate::render::scene::{Layout, SceneRequest, Style};
+    use crate::render::{random_go_board, snapshot};
+    use anyhow::Context;
+    use opencv::core::{Mat, Vector};
+    use opencv::imgcodecs;
+    use opencv::prelude::*;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The resolutions the renderer's cameras have.
+    pub const RESOLUTIONS: [(u32, u32); 3] = [(640, 480), (1280, 720), (1920, 1080)];
+
+    /// How one still is made.
+    #[derive(Clone, Copy, Debug)]
+    pub struct StillSpec {
+        pub seed: u64,
+        pub style: Style,
+        pub resolution: (u32, u32),
+        /// Camera angle from vertical in degrees; `None` lets the style choose (clean
+        /// near top-down, varied up to 50°, hard 35–50°).
+        pub tilt: Option<f64>,
+        /// JPEG quality of a round trip after the camera (a video encoder), if any.
+        pub jpeg: Option<i32>,
+    }
+
+    /// One rendered still, rectified.
+    pub struct Still {
+        pub spec: StillSpec,
+        pub size: usize,
+        /// The board warped the right way up (camera at the bottom edge).
+        pub rectified: Mat,
+        /// The truth row by row in the rectified picture.
+        pub truth: Vec<Option<Color>>,
+        /// The grid in image order, in the picture's pixels.
+        pub geometry: BoardGeometry,
+    }
+
+    /// The grid named as the locator names a photo's: row 0 the edge nearest the top of
+    /// the picture, corners clockwise on screen. The renderer's truth names corners in the
+    /// board's own order (row 0 the far edge from the bottom player), which is another
+    /// rotation, or a mirror image, whenever the camera is not behind the bottom player.
+    pub fn image_order(geometry: &BoardGeometry) -> BoardGeometry {
+        let corners = geometry.corners();
+        let area: f64 = (0..4)
+            .map(|i| {
+                let [x0, y0] = corners[i];
+                let [x1, y1] = corners[(i + 1) % 4];
+                x0 * y1 - x1 * y0
+            })
+            .sum();
+        let mut order = if area >= 0.0 {
+            corners
+        } else {
+            [corners[0], corners[3], corners[2], corners[1]]
+        };
+        let top_edge = (0..4)
+            .min_by(|&a, &b| {
+                let mid = |i: usize| (order[i][1] + order[(i + 1) % 4][1]) / 2.0;
+                mid(a).total_cmp(&mid(b))
+            })
+            .unwrap_or(0);
+        order.rotate_left(top_edge);
+        BoardGeometry::from_corners(geometry.size, order).unwrap_or_else(|| geometry.clone())
+    }
+
+    /// The truth `pieces` (board cells, fractional, with colours) of a board whose
+    /// playing-area corners are `corners` (board order), as a row-by-row truth of the
+    /// board rectified in image order, and that image-order geometry. A piece belongs to
+    /// the point it is nearest.
+    pub fn upright_truth(
+        size: usize,
+        corners: [[f64; 2]; 4],
+        pieces: impl IntoIterator<Item = ([f64; 2], Color)>,
+    ) -> anyhow::Result<(BoardGeometry, Vec<Option<Color>>)> {
+        let board = BoardGeometry::from_corners(size, corners)
+            .context("the truth corners are not convex")?;
+        let upright = image_order(&board);
+        let back = geometry::invert(&upright.homography).context("singular grid")?;
+        let nearest = |v: f64| (v.round().max(0.0) as usize).min(size - 1);
+        let mut truth = vec![None; size * size];
+        for (cell, color) in pieces {
+            let [c, r] = geometry::apply(&back, board.to_image(cell[0], cell[1]));
+            let slot = &mut truth[nearest(r) * size + nearest(c)];
+            if slot.is_none() {
+                *slot = Some(color);
+            }
+        }
+        Ok((upright, truth))
+    }
+
+    /// Renders still `spec`: a random position (9, 13 or 19 lines, 0–70 % full, stones as
+    /// sloppy as the style's games) seen by the scene of `spec.seed`, rectified at `cell`.
+    pub fn render_still(spec: StillSpec, cell: i32) -> anyhow::Result<Still> {
+        let mut rng = Rng::new(spec.seed ^ 0x4ea1_15e0);
+        let size = [9, 13, 19, 19][rng.below(4)];
+        let density = if rng.chance(0.1) {
+            0.0
+        } else {
+            f64::from(rng.range(0.0, 0.7))
+        };
+        let sloppiness = match spec.style {
+            Style::Clean => 0.03,
+            Style::Varied => 0.1,
+            Style::Hard => 0.16,
+        };
+        let board = random_go_board(size, density, sloppiness, spec.seed);
+        let request = SceneRequest {
+            resolution: Some(spec.resolution),
+            fps: None,
+            tilt: spec.tilt,
+        };
+        let (mut image, corners) =
+            snapshot(Layout::Lines(size), &board, spec.seed, spec.style, &request)?;
+        if let Some(quality) = spec.jpeg {
+            let mut bytes = Vector::<u8>::new();
+            let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, quality]);
+            imgcodecs::imencode(".jpg", &image, &mut bytes, &params)?;
+            image = imgcodecs::imdecode(&bytes, imgcodecs::IMREAD_COLOR)?;
+        }
+        let (upright, truth) = upright_truth(
+            size,
+            corners,
+            board.pieces.iter().map(|p| (p.cell, p.color)),
+        )?;
+        let rectified = crate::reading::rectify(&image, &upright, cell)?;
+        Ok(Still {
+            spec,
+            size,
+            rectified,
+            truth,
+            geometry: upright,
+        })
+    }
+
+    /// Runs `job` over `items` on `threads` threads, results in the items' order.
+    pub fn parallel<T: Sync, R: Send>(
+        items: &[T],
+        threads: usize,
+        job: impl Fn(&T) -> anyhow::Result<R> + Sync,
+    ) -> anyhow::Result<Vec<R>> {
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<anyhow::Result<R>>>> =
+            Mutex::new((0..items.len()).map(|_| None).collect());
+        std::thread::scope(|s| {
+            for _ in 0..threads.max(1) {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= items.len() {
+                            break;
+                        }
+                        let result = job(&items[i]);
+                        results.lock().expect("no worker panicked")[i] = Some(result);
+                    }
+                });
+            }
+        });
+        results
+            .into_inner()
+            .expect("no worker panicked")
+            .into_iter()
+            .map(|r| r.expect("every item was done"))
+            .collect()
+    }
+
+    /// The points of the stills `specs` as a dataset, in the specs' order whatever the
+    /// threads: every stone and `keep_empty` of the empty points.
+    pub fn dataset(
+        specs: &[StillSpec],
+        cell: i32,
+        keep_empty: f32,
+        threads: usize,
+    ) -> anyhow::Result<Dataset> {
+        let parts = parallel(specs, threads, |spec| {
+            let still = render_still(*spec, cell)?;
+            let f = features(&still.rectified, still.size, cell)?;
+            let mut pick = Rng::new(spec.seed ^ 0x5eed);
+            let mut rows = Vec::new();
+            let mut labels = Vec::new();
+            for (i, truth) in still.truth.iter().enumerate() {
+                if truth.is_none() && !pick.chance(keep_empty) {
+                    continue;
+                }
+                rows.extend_from_slice(f.at_row::<f32>(i as i32)?);
+                labels.push(label(*truth));
+            }
+            Ok((rows, labels))
+        })?;
+        let mut rows = Vec::new();
+        let mut labels = Vec::new();
+        for (r, l) in parts {
+            rows.extend(r);
+            labels.extend(l);
+        }
+        let samples = if labels.is_empty() {
+            Mat::default()
+        } else {
+            Mat::from_slice(&rows)?
+                .reshape(1, labels.len() as i32)?
+                .try_clone()?
+        };
+        Ok(Dataset { samples, labels })
+    }
+
+    /// Two datasets one after the other.
+    pub fn concat(a: &Dataset, b: &Dataset) -> anyhow::Result<Dataset> {
+        if a.is_empty() {
+            return Ok(Dataset {
+                samples: b.samples.clone(),
+                labels: b.labels.clone(),
+            });
+        }
+        if b.is_empty() {
+            return Ok(Dataset {
+                samples: a.samples.clone(),
+                labels: a.labels.clone(),
+            });
+        }
+        let mut samples = Mat::default();
+        let both: Vector<Mat> = [a.samples.clone(), b.samples.clone()].into_iter().collect();
+        opencv::core::vconcat(&both, &mut samples)?;
+        let mut labels = a.labels.clone();
+        labels.extend_from_slice(&b.labels);
+        Ok(Dataset { samples, labels })
+    }
+}
