@@ -257,6 +257,9 @@ enum Command {
         resolution: Option<String>,
         #[arg(long)]
         fps: Option<f64>,
+        /// mjpeg (fast to render) or h264 (what cameras' software writes).
+        #[arg(long, value_enum, default_value = "mjpeg")]
+        codec: kradan::render::Codec,
     },
     /// Report the versions of the libraries and peer programs Kradan relies on.
     Doctor,
@@ -463,6 +466,7 @@ fn main() -> ExitCode {
             moves,
             resolution,
             fps,
+            codec,
         } => {
             use kradan::footage_eval::{EvalOptions, parse_resolution, parse_sizes};
             let parsed = parse_sizes(&sizes).and_then(|sizes| {
@@ -487,6 +491,7 @@ fn main() -> ExitCode {
             options.overrides.moves = moves;
             options.overrides.resolution = resolution;
             options.overrides.fps = fps;
+            options.codec = codec;
             if let Some(recorder) = recorder {
                 options.recorder = recorder;
             }
