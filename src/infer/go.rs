@@ -255,19 +255,32 @@ impl GoInference {
         };
         let best = explanations.into_iter().next();
 
+        // The part of a change committed beside a breach must be clean: flags wait.
+        if !split
+            && best
+                .as_ref()
+                .is_some_and(|b| b.flags.iter().any(|f| !is_note(f, b)))
+        {
+            return outcomes;
+        }
         // Believe it yet?
         let stood = seen.now - seen.since;
         if !self.options.stills {
             let breach = best.as_ref().is_some_and(breaches);
             if breach && stood < self.options.confirm_seconds {
                 // The breach must stand before it is flagged, but a clean move beside it
-                // (a stone placed while another still reads wrong) is committed now.
+                // (a stone placed while another, already on the board, still reads wrong
+                // or gone) is committed now. New stones are never set aside: a second
+                // stone of one colour is the double move itself, and committing the
+                // opponent's next stone first would hide it.
                 if split && let Some(best) = &best {
                     let mut part = seen.occupancy.clone();
                     for flag in best.flags.iter().filter(|f| breaching(f, best)) {
                         for p in &flag.points {
                             let (row, col) = (p.row as usize, p.col as usize);
-                            part.set(row, col, self.board.get(row, col));
+                            if self.board.get(row, col).is_some() {
+                                part.set(row, col, self.board.get(row, col));
+                            }
                         }
                     }
                     if &part != seen.occupancy {
@@ -504,10 +517,28 @@ fn breaches(explanation: &Explanation) -> bool {
     explanation.flags.iter().any(|f| breaching(f, explanation))
 }
 
+/// Notes, and prisoners of the last move still being lifted: nothing a referee must see.
+fn is_note(flag: &crate::games::go::Flag, explanation: &Explanation) -> bool {
+    let last = explanation.moves.len().checked_sub(1);
+    match flag.kind {
+        FlagKind::InferredOrder | FlagKind::Repetition => true,
+        FlagKind::CapturesNotRemoved => flag.move_index == last,
+        _ => false,
+    }
+}
+
+/// Whether a flag must stand before it is raised. A stone that appeared (a double move,
+/// a ko retaken, a suicide stone) is as sure as any move and is flagged at once, before the
+/// opponent's reply can blur the order; a stone that vanished or moved is what a misread
+/// or a passing shadow looks like, so it must stand.
 fn breaching(flag: &crate::games::go::Flag, explanation: &Explanation) -> bool {
     let last = explanation.moves.len().checked_sub(1);
     match flag.kind {
-        FlagKind::InferredOrder | FlagKind::Repetition => false,
+        FlagKind::InferredOrder
+        | FlagKind::Repetition
+        | FlagKind::DoubleMove
+        | FlagKind::KoRetaken
+        | FlagKind::Suicide => false,
         FlagKind::CapturesNotRemoved => flag.move_index != last,
         _ => true,
     }
@@ -589,16 +620,12 @@ mod tests {
     }
 
     #[test]
-    fn tga_20_a_double_move_is_flagged_once_it_has_stood() {
+    fn tga_20_a_double_move_is_flagged_at_once() {
         let mut game = GoInference::new(Position::new(5), InferOptions::default());
         let one = board(&[".....", ".....", "..B..", ".....", "....."]);
         game.observe(&seen(&one, &SURE, 1.0, 1.2));
         let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
-        assert!(
-            game.observe(&seen(&two, &SURE, 2.0, 2.2)).is_empty(),
-            "not yet"
-        );
-        let out = game.observe(&seen(&two, &SURE, 2.0, 3.1));
+        let out = game.observe(&seen(&two, &SURE, 2.0, 2.2));
         assert_eq!(flags(&out), [FlagKind::DoubleMove]);
         let Outcome::Flag(flag) = out.iter().find(|o| matches!(o, Outcome::Flag(_))).unwrap()
         else {
@@ -697,7 +724,11 @@ mod tests {
         game.observe(&seen(&c, &SURE, 3.0, 3.2));
         // The black stone at cc slides to dc (not the last stone: displaced).
         let slid = board(&[".....", ".....", "...B.", ".W...", "...B."]);
-        let out = game.observe(&seen(&slid, &SURE, 4.0, 5.1));
+        assert!(
+            game.observe(&seen(&slid, &SURE, 4.0, 5.1)).is_empty(),
+            "not yet"
+        );
+        let out = game.observe(&seen(&slid, &SURE, 4.0, 5.6));
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
         assert!(moves(&out).is_empty());
         // White plays elsewhere with the stone still off: no second flag.
