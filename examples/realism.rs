@@ -31,6 +31,7 @@ use clap::Parser;
 use kradan::detect::{self, DetectOptions};
 use kradan::eval;
 use kradan::games::{Color, Occupancy};
+use kradan::geometry::locate::image_order;
 use kradan::geometry::{self, BoardGeometry};
 use kradan::reading::learned::{self, Dataset, StoneModel, TrainParams};
 use kradan::reading::synth::Rng;
@@ -323,7 +324,7 @@ fn render_still(seed: u64) -> anyhow::Result<Still> {
     )?;
     let truth_geometry =
         BoardGeometry::from_corners(size, corners).context("the truth corners are not convex")?;
-    let upright = orient(&truth_geometry);
+    let upright = image_order(&truth_geometry);
     let to_upright = to_grid(&truth_geometry, &upright)?;
     let mut board_truth = Occupancy::empty(size, size);
     let mut truth = vec![None; size * size];
@@ -352,32 +353,6 @@ fn render_still(seed: u64) -> anyhow::Result<Still> {
 
 fn nearest(cell: [f64; 2], size: usize) -> [usize; 2] {
     cell.map(|v| (v.round().max(0.0) as usize).min(size - 1))
-}
-
-/// The grid renamed as the locator names a photo's: row 0 the edge nearest the top of the
-/// picture, corners clockwise on screen (the same rule as `geometry::locate`).
-fn orient(geometry: &BoardGeometry) -> BoardGeometry {
-    let corners = geometry.corners();
-    let area: f64 = (0..4)
-        .map(|i| {
-            let [x0, y0] = corners[i];
-            let [x1, y1] = corners[(i + 1) % 4];
-            x0 * y1 - x1 * y0
-        })
-        .sum();
-    let mut order = if area >= 0.0 {
-        corners
-    } else {
-        [corners[0], corners[3], corners[2], corners[1]]
-    };
-    let top_edge = (0..4)
-        .min_by(|&a, &b| {
-            let mid = |i: usize| (order[i][1] + order[(i + 1) % 4][1]) / 2.0;
-            mid(a).total_cmp(&mid(b))
-        })
-        .unwrap_or(0);
-    order.rotate_left(top_edge);
-    BoardGeometry::from_corners(geometry.size, order).unwrap_or_else(|| geometry.clone())
 }
 
 /// Grid coordinates of `from` taken to those of `to` (two namings of one grid).
@@ -545,7 +520,7 @@ fn held_out_still(seed: u64, dir: &Path) -> anyhow::Result<HeldOut> {
     let rows = f.data_typed::<f32>()?.to_vec();
     let labels = still.truth.iter().map(|t| learned::label(*t)).collect();
     let upright =
-        orient(&BoardGeometry::from_corners(still.size, still.corners).context("not convex")?);
+        image_order(&BoardGeometry::from_corners(still.size, still.corners).context("not convex")?);
     let look = look(&still.rectified, &still.truth, &upright, &still.image)?;
     let view = reader_view(
         &still.rectified,
@@ -997,7 +972,7 @@ fn lookalike(
         let Some(g) = BoardGeometry::from_corners(size, corners) else {
             continue;
         };
-        let got = normal(orient(&g).corners());
+        let got = normal(image_order(&g).corners());
         let d: f64 = (0..4)
             .map(|i| (got[i][0] - want[i][0]).hypot(got[i][1] - want[i][1]))
             .sum();
@@ -1013,7 +988,7 @@ fn lookalike(
             .project(scene.placement.to_world(c, scene.board.thickness))
     });
     let board_geometry = BoardGeometry::from_corners(size, corners).context("not convex")?;
-    let upright = orient(&board_geometry);
+    let upright = image_order(&board_geometry);
     // The photo's stones are named in the upright grid; the renderer wants the board's own.
     let to_board = to_grid(&upright, &board_geometry)?;
     let mut rng = Rng::new(seed);
@@ -1040,7 +1015,7 @@ fn lookalike(
         Style::Varied,
         &request,
     )?;
-    let geometry = orient(&BoardGeometry::from_corners(size, corners).context("not convex")?);
+    let geometry = image_order(&BoardGeometry::from_corners(size, corners).context("not convex")?);
     Ok((seed, image, geometry))
 }
 

@@ -1004,7 +1004,7 @@ fn fit_grid_along(
         + in_window(&column_coverage, column0 - column_span.0);
     Ok((
         score,
-        orient(BoardGeometry {
+        image_order(&BoardGeometry {
             size: n,
             homography: grid_to_image,
         }),
@@ -1159,8 +1159,11 @@ fn fit_line(
 }
 
 /// Renames the grid's corners so that row 0 is the edge nearest the top of the image and
-/// the corners go clockwise on screen (top-left, top-right, bottom-right, bottom-left).
-fn orient(geometry: BoardGeometry) -> BoardGeometry {
+/// the corners go clockwise on screen (top-left, top-right, bottom-right, bottom-left):
+/// how the locator names every grid it finds, and how the stone reader expects a board
+/// (the camera at the bottom). Renderers' truths name corners in the board's own order and
+/// are renamed with this before being compared or read.
+pub fn image_order(geometry: &BoardGeometry) -> BoardGeometry {
     let corners = geometry.corners();
     // Clockwise on screen (y down) means a positive signed area.
     let area: f64 = (0..4)
@@ -1182,7 +1185,7 @@ fn orient(geometry: BoardGeometry) -> BoardGeometry {
         })
         .unwrap_or(0);
     order.rotate_left(top_edge);
-    BoardGeometry::from_corners(geometry.size, order).unwrap_or(geometry)
+    BoardGeometry::from_corners(geometry.size, order).unwrap_or_else(|| geometry.clone())
 }
 
 #[cfg(test)]
@@ -1231,7 +1234,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let corners = orient(geometry).corners();
+        let corners = image_order(&geometry).corners();
         let expected = [
             [100.0, 100.0],
             [900.0, 100.0],

@@ -707,34 +707,6 @@ pub mod rendered {
         pub geometry: BoardGeometry,
     }
 
-    /// The grid named as the locator names a photo's: row 0 the edge nearest the top of
-    /// the picture, corners clockwise on screen. The renderer's truth names corners in the
-    /// board's own order (row 0 the far edge from the bottom player), which is another
-    /// rotation, or a mirror image, whenever the camera is not behind the bottom player.
-    pub fn image_order(geometry: &BoardGeometry) -> BoardGeometry {
-        let corners = geometry.corners();
-        let area: f64 = (0..4)
-            .map(|i| {
-                let [x0, y0] = corners[i];
-                let [x1, y1] = corners[(i + 1) % 4];
-                x0 * y1 - x1 * y0
-            })
-            .sum();
-        let mut order = if area >= 0.0 {
-            corners
-        } else {
-            [corners[0], corners[3], corners[2], corners[1]]
-        };
-        let top_edge = (0..4)
-            .min_by(|&a, &b| {
-                let mid = |i: usize| (order[i][1] + order[(i + 1) % 4][1]) / 2.0;
-                mid(a).total_cmp(&mid(b))
-            })
-            .unwrap_or(0);
-        order.rotate_left(top_edge);
-        BoardGeometry::from_corners(geometry.size, order).unwrap_or_else(|| geometry.clone())
-    }
-
     /// The truth `pieces` (board cells, fractional, with colours) of a board whose
     /// playing-area corners are `corners` (board order), as a row-by-row truth of the
     /// board rectified in image order, and that image-order geometry. A piece belongs to
@@ -746,7 +718,7 @@ pub mod rendered {
     ) -> anyhow::Result<(BoardGeometry, Vec<Option<Color>>)> {
         let board = BoardGeometry::from_corners(size, corners)
             .context("the truth corners are not convex")?;
-        let upright = image_order(&board);
+        let upright = crate::geometry::locate::image_order(&board);
         let back = geometry::invert(&upright.homography).context("singular grid")?;
         let nearest = |v: f64| (v.round().max(0.0) as usize).min(size - 1);
         let mut truth = vec![None; size * size];
