@@ -100,6 +100,16 @@ impl Occupancy {
         (0..quarters % 4).fold(self.clone(), |o, _| o.turned_clockwise())
     }
 
+    /// The cells (`[row, col]`, row by row) that hold something else in `other`; every
+    /// cell when the shapes differ.
+    pub fn differences(&self, other: &Occupancy) -> Vec<[usize; 2]> {
+        let same_shape = self.width == other.width && self.height == other.height;
+        (0..self.height)
+            .flat_map(|row| (0..self.width).map(move |col| [row, col]))
+            .filter(|&[row, col]| !same_shape || self.get(row, col) != other.get(row, col))
+            .collect()
+    }
+
     /// How many cells hold the same thing in both (0 when the shapes differ).
     pub fn agreement(&self, other: &Occupancy) -> usize {
         if self.width != other.width || self.height != other.height {

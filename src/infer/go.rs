@@ -295,10 +295,11 @@ impl GoInference {
                 }
                 return outcomes;
             }
-            let changed_points = changed(&self.board, seen.occupancy);
-            let unsure = changed_points
+            let unsure = self
+                .board
+                .differences(seen.occupancy)
                 .iter()
-                .any(|&p| seen.confidence[p.row as usize * size + p.col as usize] < 0.6);
+                .any(|&[row, col]| seen.confidence[row * size + col] < 0.6);
             if (!seen.hand_seen || unsure) && stood < self.options.unexplained_seconds {
                 return outcomes;
             }
@@ -542,18 +543,6 @@ fn breaching(flag: &crate::games::go::Flag, explanation: &Explanation) -> bool {
         FlagKind::CapturesNotRemoved => flag.move_index != last,
         _ => true,
     }
-}
-
-fn changed(before: &Occupancy, after: &Occupancy) -> Vec<Point> {
-    let mut points = Vec::new();
-    for row in 0..before.height() {
-        for col in 0..before.width() {
-            if before.get(row, col) != after.get(row, col) {
-                points.push(Point::new(row as u8, col as u8));
-            }
-        }
-    }
-    points
 }
 
 fn describe(kind: FlagKind, points: &[Point], color: Option<Color>) -> String {

@@ -320,7 +320,9 @@ pub fn record(
                 report.view,
                 report.settled.as_ref().map_or(0, |s| s.frames),
                 match (&report.reading, session.inference.as_ref()) {
-                    (Some(r), Some(i)) => changed_points(i.board(), r)
+                    (Some(r), Some(i)) => i
+                        .board()
+                        .differences(r)
                         .iter()
                         .map(|&[row, col]| format!(
                             "{}{}",
@@ -842,7 +844,7 @@ impl Session {
             return Ok(());
         }
         // Acted on: the change is on disk with its frames before the next frame is read.
-        let changed = changed_points(&before_board, &settled.occupancy);
+        let changed = before_board.differences(&settled.occupancy);
         let confidence = settled.confidence_at(&changed);
         let after = evidence::reduce(&frame.image)?;
         let geometry = tracker.geometry();
@@ -885,7 +887,7 @@ impl Session {
         if let Some(((after, factor), geometry)) = &pictures {
             let mut marks: Vec<([usize; 2], Mark)> = Vec::new();
             if let Some((before, now)) = change {
-                for [row, col] in changed_points(before, now) {
+                for [row, col] in before.differences(now) {
                     let mark = if now.get(row, col).is_some() {
                         Mark::Placed
                     } else {
@@ -1134,21 +1136,6 @@ fn initial_position(
         position.setup(&black, &white, first);
     }
     Ok(position)
-}
-
-fn changed_points(
-    before: &crate::games::Occupancy,
-    after: &crate::games::Occupancy,
-) -> Vec<[usize; 2]> {
-    let mut points = Vec::new();
-    for row in 0..before.height().min(after.height()) {
-        for col in 0..before.width().min(after.width()) {
-            if before.get(row, col) != after.get(row, col) {
-                points.push([row, col]);
-            }
-        }
-    }
-    points
 }
 
 fn cell(point: Point) -> [usize; 2] {
