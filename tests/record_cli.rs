@@ -478,3 +478,48 @@ fn no_camera_is_a_clear_error() {
     assert!(stderr.contains("camera"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn a_calibration_files_corners_place_the_board_without_the_locator() {
+    let clip = samples().join("clip-9x9");
+    let truth = read_truth(&clip);
+    let out = tempfile::tempdir().unwrap();
+    let calibration = out.path().join("calibration.json");
+    let corners = &truth["frames"][0]["corners"];
+    let (w, h) = (&truth["camera"]["width"], &truth["camera"]["height"]);
+    std::fs::write(
+        &calibration,
+        format!(r#"{{"size": 9, "corners": {corners}, "image_size": [{w}, {h}]}}"#),
+    )
+    .unwrap();
+    let dir = out.path().join("record");
+    let output = run(&[
+        "record",
+        clip.join("footage.mp4").to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--calibration",
+        calibration.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let events = events(&dir);
+    let found = events
+        .iter()
+        .find(|e| e["detail"]["note"] == "board-found")
+        .expect("a board-found note");
+    assert!(
+        found["detail"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("calibration"),
+        "{found}"
+    );
+    let expected = truth_moves(&truth);
+    let moves = of_kind(&events, "move");
+    assert_eq!(moves_right(&moves, &expected, 9), expected.len());
+}

@@ -156,11 +156,6 @@ impl GoInference {
         inference
     }
 
-    /// Whether each observation is a still acted on at once.
-    pub fn stills(&self) -> bool {
-        self.options.stills
-    }
-
     pub fn position(&self) -> &Position {
         &self.position
     }

@@ -22,6 +22,7 @@ use crate::source::{self, Frame, SourceError, SourceKind};
 use crate::track::{Settled, TrackEvent, Tracker, TrackerOptions, View};
 use evidence::Mark;
 use opencv::core::Mat;
+use opencv::prelude::*;
 use serde_json::{Map, Value, json};
 use sgf_view::SgfView;
 use std::io::{IsTerminal, Write};
@@ -216,8 +217,7 @@ pub fn record(
     let kind = source.kind();
     let stills = kind == SourceKind::Stills;
 
-    let live = matches!(kind, SourceKind::Stream | SourceKind::Camera);
-    let mut session = Session::open(options, live, source.describe(), reader_note)?;
+    let mut session = Session::open(options, kind, source.describe(), reader_note)?;
     if let Some(time) = session.resume_time {
         source.seek(time)?;
     }
@@ -242,7 +242,6 @@ pub fn record(
     if let Some(inference) = &session.inference {
         tracker.assume_settled(inference.board().clone());
     }
-    let _ = &calibration;
 
     // Frames are decoded on their own thread; the channel is short so memory stays flat.
     let (sender, receiver) = mpsc::sync_channel::<Result<Frame, SourceError>>(2);
@@ -290,13 +289,24 @@ pub fn record(
     // A frame-by-frame account on stderr, for whoever tunes the tracker.
     let trace = std::env::var_os("KRADAN_TRACE").is_some();
     for received in receiver {
-        let frame = match received {
+        let mut frame = match received {
             Ok(frame) => frame,
             Err(error) => {
                 broken = Some(error);
                 break;
             }
         };
+        if let Some(calibration) = &calibration {
+            if let Some(camera) = &calibration.camera {
+                frame.image = camera.undistort(&frame.image, calibration.image_size)?;
+            }
+            if summary.analysed == 0
+                && let Some(geometry) =
+                    calibration.geometry(frame.image.cols(), frame.image.rows(), options.size)
+            {
+                tracker.give_geometry(geometry);
+            }
+        }
         summary.analysed += 1;
         last_time = frame.time;
         if first_image.is_none() && options.size.is_some() {
@@ -346,7 +356,7 @@ pub fn record(
             {
                 return Err(RecorderError::WrongSize { found: size, asked });
             }
-            session.start_game(size, options)?;
+            session.start_game(size)?;
         }
         match report.view {
             View::Moving { .. } | View::Covered { .. } => session.hand_seen = true,
@@ -404,7 +414,7 @@ pub fn score(dir: &Path, dead: &[Point], counting: Counting) -> Result<Scored, R
     };
     let mut session = Session::open(
         &options,
-        false,
+        SourceKind::VideoFile,
         "the operator marks dead stones and counts".into(),
         None,
     )?;
@@ -460,6 +470,8 @@ struct Session {
     first: Option<Color>,
     komi: f64,
     live: bool,
+    /// Every frame is a still taken after a move (a folder read without --fps).
+    stills: bool,
     /// A hand was over the board since the last position acted on.
     hand_seen: bool,
     /// The frame of the last position acted on (reduced for evidence) and its factor.
@@ -477,7 +489,7 @@ struct Session {
 impl Session {
     fn open(
         options: &RecordOptions,
-        live: bool,
+        kind: SourceKind,
         description: String,
         reader_note: Option<String>,
     ) -> Result<Session, RecorderError> {
@@ -508,7 +520,8 @@ impl Session {
             handicap: options.handicap,
             first: options.first,
             komi: options.komi,
-            live,
+            live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
+            stills: kind == SourceKind::Stills,
             hand_seen: false,
             before: None,
             resume_time: None,
@@ -638,7 +651,7 @@ impl Session {
         Ok(())
     }
 
-    fn start_game(&mut self, size: usize, options: &RecordOptions) -> Result<(), RecorderError> {
+    fn start_game(&mut self, size: usize) -> Result<(), RecorderError> {
         let position = initial_position(size, self.handicap, self.first)?;
         self.sgf.start(size, self.handicap, &position);
         let mut event = Event::new(Kind::Note)
@@ -652,7 +665,7 @@ impl Session {
         );
         self.log.append(event)?;
         let infer = InferOptions {
-            stills: !options.source.is_empty() && self.is_stills(options),
+            stills: self.stills,
             ..InferOptions::default()
         };
         self.inference = Some(GoInference::new(position, infer));
@@ -695,7 +708,6 @@ impl Session {
         });
         let position =
             Position::from_occupancy(board, to_move).map_err(RecorderError::BadOptions)?;
-        let stills = self.inference.as_ref().is_some_and(|i| i.stills());
         self.sgf.start(board.width(), 0, &position);
         self.sgf.add_comment(&format!(
             "joined a game in progress at t={:.2}s: {black} black and {white} white stones on the board",
@@ -721,16 +733,12 @@ impl Session {
         self.inference = Some(GoInference::new(
             position,
             InferOptions {
-                stills,
+                stills: self.stills,
                 ..InferOptions::default()
             },
         ));
         self.before = Some((small, factor));
         self.write_sgf()
-    }
-
-    fn is_stills(&self, options: &RecordOptions) -> bool {
-        options.fps.is_none() && Path::new(&options.source).is_dir()
     }
 
     fn video_time(&self, time: f64) -> Option<f64> {
@@ -1032,8 +1040,7 @@ impl Session {
             self.log.append(event)?;
         }
         if play_ended {
-            let inference = self.inference.as_ref().expect("game started");
-            let score = scoring::score(inference.position(), &[], self.komi, Counting::Thai);
+            let score = self.count_with_no_dead_stones().expect("game started");
             self.sgf.set_result(&score.result());
             let mut event = Event::new(Kind::Note)
                 .with_detail("note", "score")
@@ -1075,6 +1082,18 @@ impl Session {
         })
     }
 
+    /// The Thai count (TGA 13) of the game so far as if no stone were dead: what the
+    /// recorder can say alone; the operator marks dead stones with `kradan score`.
+    fn count_with_no_dead_stones(&self) -> Option<scoring::Score> {
+        let inference = self.inference.as_ref()?;
+        Some(scoring::score(
+            inference.position(),
+            &[],
+            self.komi,
+            Counting::Thai,
+        ))
+    }
+
     fn write_sgf(&self) -> Result<(), RecorderError> {
         let path = self.out.join("game.sgf");
         write_atomically(&path, self.sgf.text().as_bytes())
@@ -1093,8 +1112,8 @@ impl Session {
                 &format!("the source broke: {reason}; everything before was recorded"),
             )?;
         }
-        if let Some(inference) = &self.inference {
-            let score = scoring::score(inference.position(), &[], self.komi, Counting::Thai);
+        if let (Some(inference), Some(score)) = (&self.inference, self.count_with_no_dead_stones())
+        {
             summary.final_rows = inference.position().board().to_occupancy().to_text_rows();
             summary.score = Some(score.result());
             let mut event = Event::new(Kind::Note)

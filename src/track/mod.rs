@@ -241,6 +241,12 @@ impl Tracker {
         }
     }
 
+    /// The grid as a calibration file gives it for this picture size: used instead of the
+    /// locator until the board is bumped.
+    pub fn give_geometry(&mut self, geometry: BoardGeometry) {
+        self.options.geometry = Some(geometry);
+    }
+
     /// Lines per side of the board found (None until one is found).
     pub fn size(&self) -> Option<usize> {
         self.found.then_some(self.size).flatten()
@@ -415,9 +421,10 @@ impl Tracker {
     /// First search for the board. True when found.
     fn find(&mut self, image: &Mat, report: &mut Report) -> opencv::Result<bool> {
         let (geometry, how) = match &self.options.geometry {
-            Some(geometry) if self.last_settled.is_none() => {
-                (Some(geometry.clone()), "given corners".to_string())
-            }
+            Some(geometry) if self.last_settled.is_none() => (
+                Some(locate::image_order(geometry)),
+                "the calibration's corners".to_string(),
+            ),
             _ => (locate_in(image, self.size)?, "the grid's lines".to_string()),
         };
         let Some(geometry) = geometry else {
