@@ -91,16 +91,19 @@ fn read_truth(clip: &Path) -> Value {
 
 /// Records `clip`'s footage into a fresh folder; the folder (kept alive by the guard) and
 /// its events.
-fn record_clip(clip: &Path) -> (tempfile::TempDir, PathBuf, Vec<Value>) {
+fn record_clip(clip: &Path, extra: &[&str]) -> (tempfile::TempDir, PathBuf, Vec<Value>) {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("record");
-    let output = run(&[
+    let footage = clip.join("footage.mp4");
+    let mut args = vec![
         "record",
-        clip.join("footage.mp4").to_str().unwrap(),
+        footage.to_str().unwrap(),
         "--out",
         dir.to_str().unwrap(),
         "--quiet",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let output = run(&args);
     assert!(
         output.status.success(),
         "{}",
@@ -113,7 +116,7 @@ fn record_clip(clip: &Path) -> (tempfile::TempDir, PathBuf, Vec<Value>) {
 #[test]
 fn a_rendered_9x9_game_is_recorded_move_for_move_within_half_a_second() {
     let clip = samples().join("clip-9x9");
-    let (_guard, dir, events) = record_clip(&clip);
+    let (_guard, dir, events) = record_clip(&clip, &[]);
     let truth = read_truth(&clip);
     let expected = truth_moves(&truth);
     let moves = of_kind(&events, "move");
@@ -164,7 +167,7 @@ fn staged_irregularities_are_flagged_with_their_rules() {
     // The 19×19 clip joins a game with 40 stones on the board, then White plays twice
     // after move 4 and the prisoners of move 19 are left on the board.
     let clip = samples().join("clip-19x19-opening");
-    let (_guard, _dir, events) = record_clip(&clip);
+    let (_guard, _dir, events) = record_clip(&clip, &[]);
     let truth = read_truth(&clip);
     let moves = of_kind(&events, "move");
     let expected = truth_moves(&truth);
@@ -492,22 +495,8 @@ fn a_calibration_files_corners_place_the_board_without_the_locator() {
         format!(r#"{{"size": 9, "corners": {corners}, "image_size": [{w}, {h}]}}"#),
     )
     .unwrap();
-    let dir = out.path().join("record");
-    let output = run(&[
-        "record",
-        clip.join("footage.mp4").to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-        "--calibration",
-        calibration.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let events = events(&dir);
+    let (_guard, _dir, events) =
+        record_clip(&clip, &["--calibration", calibration.to_str().unwrap()]);
     let found = events
         .iter()
         .find(|e| e["detail"]["note"] == "board-found")
