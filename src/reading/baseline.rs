@@ -11,7 +11,7 @@
 //! stones come out bluer than the board in one photo and yellower in the next.
 
 use super::{CellReading, Observation};
-use opencv::core::{Mat, Vector};
+use opencv::core::Mat;
 use opencv::imgproc;
 use opencv::prelude::*;
 
@@ -50,12 +50,43 @@ pub fn read_shifted(
     cell: i32,
     shifts: &[[f64; 2]],
 ) -> opencv::Result<Observation> {
-    let lightness = Lightness::of(rectified)?;
+    let [lightness, _] = Plane::lab(rectified)?;
+    let cells = against_wood(&lightness, size, cell, shifts)
+        .into_iter()
+        .map(|m| CellReading::from_probabilities(probabilities(m.point, m.wood)))
+        .collect();
+    Ok(Observation { size, cells })
+}
+
+/// One point of a [`Plane`] measured against the wood around it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AgainstWood {
+    /// The median on the point's disc.
+    pub point: f64,
+    /// The tenth percentile on the point's disc: the grid lines crossing a bare point,
+    /// which a stone hides.
+    pub low: f64,
+    /// The median of the bare wood right around the point.
+    pub wood: f64,
+}
+
+/// The share of a point's disc the grid lines crossing it cover, about: [`AgainstWood::low`]
+/// is taken below it.
+const LINES_SHARE: f64 = 0.1;
+
+/// For every point (row by row), `plane` on the point (moved by `shifts`, in cells) and
+/// on the bare wood right around it.
+pub(super) fn against_wood(
+    plane: &Plane,
+    size: usize,
+    cell: i32,
+    shifts: &[[f64; 2]],
+) -> Vec<AgainstWood> {
     let cell = cell as f64;
     let mut squares = vec![0.0; (size + 1) * (size + 1)];
     for row in 0..=size {
         for col in 0..=size {
-            squares[row * (size + 1) + col] = lightness.disc_median(
+            squares[row * (size + 1) + col] = plane.disc_median(
                 (col as f64 + 0.5) * cell,
                 (row as f64 + 0.5) * cell,
                 SQUARE_RADIUS * cell,
@@ -67,7 +98,7 @@ pub fn read_shifted(
         .map(|(r, c)| squares[r * (size + 1) + c])
         .collect();
     let board = median(&mut interior);
-    let mut cells = Vec::with_capacity(size * size);
+    let mut measured = Vec::with_capacity(size * size);
     for row in 0..size {
         for col in 0..size {
             // Only squares inside the outer lines: beyond them lies the board's margin,
@@ -90,15 +121,20 @@ pub fn read_shifted(
             }
             let local = median(&mut around);
             let shift = shifts.get(row * size + col).copied().unwrap_or([0.0, 0.0]);
-            let point = lightness.disc_median(
+            let [low, point] = plane.disc_quantiles(
                 (col as f64 + 1.0 + shift[0]) * cell,
                 (row as f64 + 1.0 + shift[1]) * cell,
                 POINT_RADIUS * cell,
+                [LINES_SHARE, 0.5],
             );
-            cells.push(CellReading::from_probabilities(probabilities(point, local)));
+            measured.push(AgainstWood {
+                point,
+                low,
+                wood: local,
+            });
         }
     }
-    Ok(Observation { size, cells })
+    measured
 }
 
 /// Empty, black, white probabilities of a point whose median lightness is `point` on a
@@ -136,29 +172,60 @@ fn median(values: &mut [f64]) -> f64 {
     }
 }
 
-/// The L channel of CIE Lab (perceived lightness, 0–255), row-major.
-struct Lightness {
+/// One 8-bit channel of a picture, row-major: CIE Lab's lightness, or its chroma.
+pub(super) struct Plane {
     values: Vec<u8>,
     width: i32,
     height: i32,
 }
 
-impl Lightness {
-    fn of(bgr: &Mat) -> opencv::Result<Self> {
+impl Plane {
+    /// The lightness (L, 0–255) and the chroma (distance from grey in the a–b plane,
+    /// 0–255) of a BGR picture.
+    pub(super) fn lab(bgr: &Mat) -> opencv::Result<[Plane; 2]> {
         let mut lab = Mat::default();
         imgproc::cvt_color_def(bgr, &mut lab, imgproc::COLOR_BGR2Lab)?;
-        let mut channels = Vector::<Mat>::new();
-        opencv::core::split(&lab, &mut channels)?;
-        let l = channels.get(0)?;
-        let l = if l.is_continuous() { l } else { l.try_clone()? };
-        Ok(Lightness {
-            values: l.data_bytes()?.to_vec(),
-            width: l.cols(),
-            height: l.rows(),
-        })
+        let lab = if lab.is_continuous() {
+            lab
+        } else {
+            lab.try_clone()?
+        };
+        let (width, height) = (lab.cols(), lab.rows());
+        let bytes = lab.data_bytes()?;
+        let mut lightness = Vec::with_capacity(bytes.len() / 3);
+        let mut chroma = Vec::with_capacity(bytes.len() / 3);
+        for pixel in bytes.chunks_exact(3) {
+            lightness.push(pixel[0]);
+            let a = f32::from(pixel[1]) - 128.0;
+            let b = f32::from(pixel[2]) - 128.0;
+            chroma.push(a.hypot(b).min(255.0) as u8);
+        }
+        Ok([
+            Plane {
+                values: lightness,
+                width,
+                height,
+            },
+            Plane {
+                values: chroma,
+                width,
+                height,
+            },
+        ])
     }
 
     fn disc_median(&self, cx: f64, cy: f64, radius: f64) -> f64 {
+        self.disc_quantiles(cx, cy, radius, [0.5])[0]
+    }
+
+    /// The values below which the shares `quantiles` of the disc's pixels lie.
+    fn disc_quantiles<const N: usize>(
+        &self,
+        cx: f64,
+        cy: f64,
+        radius: f64,
+        quantiles: [f64; N],
+    ) -> [f64; N] {
         let mut histogram = [0u32; 256];
         let mut count = 0u32;
         let r = radius.ceil() as i32;
@@ -172,14 +239,16 @@ impl Lightness {
                 }
             }
         }
-        let mut seen = 0;
-        for (value, &n) in histogram.iter().enumerate() {
-            seen += n;
-            if 2 * seen >= count && count > 0 {
-                return value as f64;
+        quantiles.map(|q| {
+            let mut seen = 0;
+            for (value, &n) in histogram.iter().enumerate() {
+                seen += n;
+                if count > 0 && f64::from(seen) >= q * f64::from(count) {
+                    return value as f64;
+                }
             }
-        }
-        0.0
+            0.0
+        })
     }
 }
 

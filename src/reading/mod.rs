@@ -6,6 +6,7 @@
 //! `((col + 1) · cell, (row + 1) · cell)`, so a point's patch is a fixed crop whatever the
 //! camera angle.
 
+pub mod adapt;
 pub mod baseline;
 pub mod learned;
 pub mod synth;

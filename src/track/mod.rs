@@ -16,14 +16,17 @@
 //!    settled view without a changed stone beside them are a cover (a hand resting, an arm,
 //!    a shadow). Either way the frame is no evidence of a position.
 //! 3. **What stands where.** Clear frames are read point by point with the stone reader,
-//!    and a position counts as settled once the same reading held on every clear frame for
-//!    a short window ([`TrackerOptions::settle_seconds`]): one glare frame or one misread
-//!    changes nothing.
+//!    sharpened by what this board's own stones and bare points have looked like
+//!    ([`reading::adapt`], learned where the recorded position, given by
+//!    [`Tracker::believe`], and the sight agree), and a position counts as settled once the
+//!    same reading held on every clear frame for a short window
+//!    ([`TrackerOptions::settle_seconds`]): one glare frame or one misread changes nothing.
 
 pub mod samples;
 
 use crate::games::Occupancy;
 use crate::geometry::{BoardGeometry, locate};
+use crate::reading::adapt::{self, BoardLooks};
 use crate::reading::{self, Observation, Reader};
 use opencv::core::Mat;
 use opencv::imgproc;
@@ -224,6 +227,10 @@ pub struct Tracker {
     size: Option<usize>,
     /// Whether a board was ever found.
     found: bool,
+    /// What this board's stones and bare points look like, learned as the game goes.
+    looks: Option<BoardLooks>,
+    /// The position the caller has recorded, in the game's frame.
+    believed: Option<Occupancy>,
 }
 
 impl Tracker {
@@ -238,7 +245,15 @@ impl Tracker {
             next_attempt: f64::NEG_INFINITY,
             lost_reported: false,
             found: false,
+            looks: None,
+            believed: None,
         }
+    }
+
+    /// The position as recorded now, in the game's frame: where the sight agrees with it,
+    /// the board's looks are learned from it.
+    pub fn believe(&mut self, occupancy: Occupancy) {
+        self.believed = Some(occupancy);
     }
 
     /// The grid as a calibration file gives it for this picture size: used instead of the
@@ -339,6 +354,16 @@ impl Tracker {
 
         let lock = self.lock.as_ref().expect("locked");
         let observation = self.reader.read(&rectified, size, CELL, &lock.shifts)?;
+        let looks = adapt::looks(&rectified, size, CELL, &lock.shifts)?;
+        let board_looks = match &mut self.looks {
+            Some(known) if known.size() == size => known,
+            other => other.insert(BoardLooks::new(size)),
+        };
+        // What the reader says alone is what the looks learn from: learning from the
+        // sharpened call would let one bare-looking frame of a new stone teach its point
+        // that a stone is what bare looks like there.
+        let unaided = observation.occupancy();
+        let observation = board_looks.sharpen(observation, &looks);
         let reading = observation.occupancy();
 
         // A still view that differs from the settled one away from any changed stone is
@@ -359,6 +384,13 @@ impl Tracker {
         let renew = cover >= COVER_GAPS;
 
         report.view = View::Clear;
+        // The recorded position, else the last settled one, in the image's order.
+        if let Some(believed) = self.believed.as_ref().or(self.last_settled.as_ref())
+            && let Some(board_looks) = &mut self.looks
+        {
+            let in_image = believed.turned(4 - lock.quarter_turns % 4);
+            board_looks.learn(&looks, &in_image, &unaided);
+        }
         let turned = reading.turned(lock.quarter_turns);
         let probabilities = turned_probabilities(&observation, lock.quarter_turns);
         report.reading = Some(turned);

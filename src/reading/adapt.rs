@@ -1,0 +1,407 @@
+//! The look of this board, learned while its game is recorded.
+//!
+//! A reader trained beforehand has to know every board, stone set, light and camera at
+//! once; one game has only one of each. Once a few stones of each colour stand where the
+//! record says they do, the board itself shows what black, white and bare points look
+//! like here — under this lamp, through this lens — and a point is judged against those
+//! looks. The renders showed why this matters: a white stone in the shadow of a bowl is
+//! no brighter than the wood around it, so the baseline calls it empty and the model calls
+//! it black, yet it is as grey (unsaturated) as every other stone on that board, and far
+//! lighter than the board's black stones.
+//!
+//! Two measures per point, each taken against the bare wood right around it so shadows
+//! and glare cancel out: how much lighter or darker it is, and how much more or less
+//! coloured. Which measure tells the classes apart differs by board (stones are much
+//! greyer than wood under most lights, but not on a grey plastic board), so each class's
+//! spread is learned too, from the median and the median absolute deviation of its points:
+//! a few points read wrongly into a class do not move either.
+//!
+//! What is learned comes from where the caller's belief (the recorded position) and the
+//! sight agree, so a stone put down but not yet recorded never teaches a bare point's look.
+//! The sight to compare with is the reader's own, before these looks sharpened it, so
+//! the looks never teach themselves.
+
+use super::baseline::{Plane, against_wood};
+use super::{CellReading, Observation};
+use crate::games::{Color, Occupancy};
+use opencv::core::Mat;
+
+/// A point's look against the wood around it, in natural logarithms of ratios.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Look {
+    /// ln(point lightness / wood lightness): black stones near −1.5, bare points near 0,
+    /// white stones above 0.
+    pub lightness: f32,
+    /// ln(point chroma / wood chroma): stones under most lights far below 0.
+    pub chroma: f32,
+    /// ln(darkest tenth of the point / wood lightness): the grid lines crossing a bare
+    /// point, which any stone hides; a white stone no lighter or greyer than the wood
+    /// still has no lines on it.
+    pub lines: f32,
+}
+
+/// The measures a look has.
+const MEASURES: usize = 3;
+
+impl Look {
+    fn values(self) -> [f32; MEASURES] {
+        [self.lightness, self.chroma, self.lines]
+    }
+}
+
+/// Small offsets keep the ratios finite on black stones and grey boards (both 0–255 scales).
+const LIGHTNESS_OFFSET: f64 = 4.0;
+const CHROMA_OFFSET: f64 = 3.0;
+
+/// Every point's look on a rectified board (see [`super::rectify`]), row by row; `shifts`
+/// (cells) move each point's disc to where a stone's body appears.
+pub fn looks(
+    rectified: &Mat,
+    size: usize,
+    cell: i32,
+    shifts: &[[f64; 2]],
+) -> opencv::Result<Vec<Look>> {
+    let [lightness, chroma] = Plane::lab(rectified)?;
+    let light = against_wood(&lightness, size, cell, shifts);
+    let colour = against_wood(&chroma, size, cell, shifts);
+    Ok(light
+        .into_iter()
+        .zip(colour)
+        .map(|(light, colour)| {
+            let ratio = |value: f64, wood: f64, offset: f64| {
+                ((value + offset) / (wood + offset)).ln() as f32
+            };
+            Look {
+                lightness: ratio(light.point, light.wood, LIGHTNESS_OFFSET),
+                chroma: ratio(colour.point, colour.wood, CHROMA_OFFSET),
+                lines: ratio(light.low, light.wood, LIGHTNESS_OFFSET),
+            }
+        })
+        .collect())
+}
+
+/// Points of a class needed before its look is trusted: bare points are plentiful, stones
+/// come one move at a time.
+const MIN_BARE: usize = 8;
+const MIN_STONES: usize = 3;
+
+/// The narrowest spread a class is given, per measure: a handful of stones that happen to
+/// look alike must not make the class intolerant of the next one's shadow. Seen on the
+/// renders: one white stone as light as the wood where the others were 40 % lighter.
+const MIN_SPREAD: [f32; MEASURES] = [0.2, 0.5, 0.2];
+
+/// How far a bare point's look may move between two views and still be taken as the same
+/// bare wood (tighter than a class's spread: a point is compared with itself).
+const JUMP: [f32; MEASURES] = [0.24, 0.75, 0.24];
+
+/// Degrees of freedom of the Student t each class's measures are scored with: tails
+/// heavier than a normal's, so one measure far off (a glint, a grain line) costs some
+/// nats, not a certainty, yet a stone eight spreads from a bare point's look is not bare.
+const TAILS: f32 = 8.0;
+
+/// The power the reader's own probabilities are raised to once the board's looks are
+/// known: the trained reader is sure of itself on boards unlike its training (a white
+/// stone in shadow called black at 0.69, white at 0.003), the board's looks are this
+/// board's, so the reader's certainty is halved in log terms.
+const READER_WEIGHT: f32 = 0.5;
+
+/// The state of one board's looks.
+#[derive(Clone, Debug)]
+pub struct BoardLooks {
+    size: usize,
+    /// Per point: what stood there when sight and belief last agreed, and its look then.
+    known: Vec<Option<(Option<Color>, Look)>>,
+    /// Per point: its look when last known bare — the grain, line crossing or star point
+    /// of that very point.
+    bare: Vec<Option<Look>>,
+}
+
+/// One class's centre and spread per measure.
+#[derive(Clone, Copy, Debug)]
+struct ClassLook {
+    centre: [f32; MEASURES],
+    spread: [f32; MEASURES],
+}
+
+impl BoardLooks {
+    pub fn new(size: usize) -> BoardLooks {
+        BoardLooks {
+            size,
+            known: vec![None; size * size],
+            bare: vec![None; size * size],
+        }
+    }
+
+    /// Lines per side.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Learns from one clear view: `looks` as measured, `believed` what the record says
+    /// stands on each point, `seen` what this view was read as (all in the same order).
+    pub fn learn(&mut self, looks: &[Look], believed: &Occupancy, seen: &Occupancy) {
+        if looks.len() != self.known.len()
+            || believed.width() != self.size
+            || seen.width() != self.size
+        {
+            return;
+        }
+        // A bare point whose look jumped is most likely a stone the reader missed, not
+        // wood: it teaches nothing. Unless most bare points jumped together, which is the
+        // light changing.
+        let agreeing_bare = |i: usize| {
+            let (row, col) = (i / self.size, i % self.size);
+            believed.get(row, col).is_none() && seen.get(row, col).is_none()
+        };
+        let jumped = |i: usize, look: &Look| {
+            self.bare[i].is_some_and(|bare| {
+                (0..MEASURES).any(|m| (look.values()[m] - bare.values()[m]).abs() > JUMP[m])
+            })
+        };
+        let bare_points = (0..looks.len()).filter(|&i| agreeing_bare(i)).count();
+        let jumped_points = (0..looks.len())
+            .filter(|&i| agreeing_bare(i) && jumped(i, &looks[i]))
+            .count();
+        let light_changed = 2 * jumped_points > bare_points;
+        let jumped: Vec<bool> = looks
+            .iter()
+            .enumerate()
+            .map(|(i, look)| !light_changed && jumped(i, look))
+            .collect();
+        for (i, look) in looks.iter().enumerate() {
+            let (row, col) = (i / self.size, i % self.size);
+            let belief = believed.get(row, col);
+            if belief.is_none() && jumped[i] {
+                continue;
+            }
+            if belief != seen.get(row, col) {
+                // A change not yet recorded, or a misreading: teaches nothing, and what
+                // was known of the point no longer holds.
+                if self.known[i].is_some_and(|(label, _)| label != belief) {
+                    self.known[i] = None;
+                }
+                continue;
+            }
+            self.known[i] = Some((belief, *look));
+            if belief.is_none() {
+                self.bare[i] = Some(*look);
+            }
+        }
+    }
+
+    /// The class looks, once each class has enough points.
+    fn classes(&self) -> Option<[ClassLook; 3]> {
+        let mut samples: [Vec<Look>; 3] = Default::default();
+        for (label, look) in self.known.iter().flatten() {
+            samples[class_index(*label)].push(*look);
+        }
+        if samples[0].len() < MIN_BARE || samples[1..].iter().any(|s| s.len() < MIN_STONES) {
+            return None;
+        }
+        Some(std::array::from_fn(|k| class_look(&samples[k])))
+    }
+
+    /// Empty, black, white log-likelihoods of every look, or `None` until the board has
+    /// shown enough of each class.
+    pub fn log_likelihoods(&self, looks: &[Look]) -> Option<Vec<[f32; 3]>> {
+        if looks.len() != self.known.len() {
+            return None;
+        }
+        let classes = self.classes()?;
+        Some(
+            looks
+                .iter()
+                .enumerate()
+                .map(|(i, look)| {
+                    std::array::from_fn(|k| {
+                        let mut class = classes[k];
+                        // A bare point is judged against its own bare look where known.
+                        if k == 0
+                            && let Some(bare) = self.bare[i]
+                        {
+                            class.centre = bare.values();
+                        }
+                        student_log_density(look.values(), class)
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// `observation` with each point's probabilities multiplied by this board's
+    /// likelihoods (unchanged while the board has not shown enough).
+    pub fn sharpen(&self, observation: Observation, looks: &[Look]) -> Observation {
+        let Some(likelihoods) = self.log_likelihoods(looks) else {
+            return observation;
+        };
+        let cells = observation
+            .cells
+            .iter()
+            .zip(&likelihoods)
+            .map(|(cell, log_likelihood)| {
+                let best = log_likelihood
+                    .iter()
+                    .copied()
+                    .fold(f32::NEG_INFINITY, f32::max);
+                let p: [f32; 3] = std::array::from_fn(|k| {
+                    cell.probabilities[k].max(1e-6).powf(READER_WEIGHT)
+                        * (log_likelihood[k] - best).exp()
+                });
+                let sum: f32 = p.iter().sum();
+                CellReading::from_probabilities(p.map(|v| v / sum))
+            })
+            .collect();
+        Observation {
+            size: observation.size,
+            cells,
+        }
+    }
+}
+
+fn class_index(label: Option<Color>) -> usize {
+    match label {
+        None => 0,
+        Some(Color::Black) => 1,
+        Some(Color::White) => 2,
+    }
+}
+
+fn class_look(samples: &[Look]) -> ClassLook {
+    let mut centre = [0.0; MEASURES];
+    let mut spread = [0.0; MEASURES];
+    for measure in 0..MEASURES {
+        let mut values: Vec<f32> = samples.iter().map(|l| l.values()[measure]).collect();
+        let middle = median(&mut values);
+        let mut deviations: Vec<f32> = values.iter().map(|v| (v - middle).abs()).collect();
+        // 1.4826 · MAD estimates a normal spread.
+        centre[measure] = middle;
+        spread[measure] = (1.4826 * median(&mut deviations)).max(MIN_SPREAD[measure]);
+    }
+    ClassLook { centre, spread }
+}
+
+/// Log-density (up to a constant shared by all classes with the same spreads' product) of
+/// independent Student t measures.
+fn student_log_density(values: [f32; MEASURES], class: ClassLook) -> f32 {
+    (0..MEASURES)
+        .map(|m| {
+            let z = (values[m] - class.centre[m]) / class.spread[m];
+            -class.spread[m].ln() - (TAILS + 1.0) / 2.0 * (1.0 + z * z / TAILS).ln()
+        })
+        .sum()
+}
+
+fn median(values: &mut [f32]) -> f32 {
+    values.sort_by(f32::total_cmp);
+    let n = values.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn look(lightness: f32, chroma: f32, lines: f32) -> Look {
+        Look {
+            lightness,
+            chroma,
+            lines,
+        }
+    }
+
+    const BARE: Look = Look {
+        lightness: -0.05,
+        chroma: 0.0,
+        lines: -0.7,
+    };
+
+    /// A 5×5 board as a render with a bowl's shadow measured: three lit white stones and
+    /// three black ones, all much greyer than the wood, the rest bare.
+    fn learned_board() -> (BoardLooks, Vec<Look>, Occupancy) {
+        let size = 5;
+        let mut believed = Occupancy::empty(size, size);
+        let mut looks = vec![BARE; size * size];
+        let stones = [
+            (0, Color::White, look(0.06, -2.1, 0.0)),
+            (1, Color::White, look(0.15, -2.2, 0.08)),
+            (2, Color::White, look(0.25, -2.0, 0.15)),
+            (5, Color::Black, look(-1.9, -2.4, -2.0)),
+            (6, Color::Black, look(-1.77, -2.4, -1.9)),
+            (7, Color::Black, look(-1.66, -2.3, -1.8)),
+        ];
+        for (point, color, value) in stones {
+            believed.set(point / size, point % size, Some(color));
+            looks[point] = value;
+        }
+        let mut board = BoardLooks::new(size);
+        board.learn(&looks, &believed, &believed);
+        (board, looks, believed)
+    }
+
+    #[test]
+    fn a_white_stone_in_shadow_is_white_not_black_nor_empty() {
+        let (board, mut looks, _) = learned_board();
+        // No lighter than the wood (the baseline's cue gone), but grey like every stone.
+        let point = 3 * 5 + 3;
+        looks[point] = look(-0.2, -2.1, -0.3);
+        let mut cells = vec![CellReading::from_probabilities([0.98, 0.01, 0.01]); 25];
+        // What the trained model said of it on the render: black.
+        cells[point] = CellReading::from_probabilities([0.065, 0.926, 0.009]);
+        let sharpened = board.sharpen(Observation { size: 5, cells }, &looks);
+        assert_eq!(sharpened.cells[point].color, Some(Color::White));
+        // Bare points stay bare.
+        assert_eq!(sharpened.cells[4 * 5 + 4].color, None);
+        assert_eq!(sharpened.cells[0].color, Some(Color::White));
+    }
+
+    #[test]
+    fn a_white_stone_that_looks_like_the_wood_still_hides_the_lines() {
+        let (board, mut looks, _) = learned_board();
+        // A pale board: the stone's middle is the wood's lightness and colour, but the
+        // grid lines' cross under it is gone. The trained reader saw its shape: white.
+        let point = 3 * 5 + 3;
+        looks[point] = look(0.02, -0.13, -0.05);
+        let mut cells = vec![CellReading::from_probabilities([0.98, 0.01, 0.01]); 25];
+        cells[point] = CellReading::from_probabilities([0.024, 0.0014, 0.9746]);
+        let sharpened = board.sharpen(Observation { size: 5, cells }, &looks);
+        assert_eq!(sharpened.cells[point].color, Some(Color::White));
+    }
+
+    #[test]
+    fn nothing_changes_until_each_colour_has_stood_on_the_board() {
+        let size = 5;
+        let looks = vec![BARE; size * size];
+        let mut board = BoardLooks::new(size);
+        let empty = Occupancy::empty(size, size);
+        board.learn(&looks, &empty, &empty);
+        assert!(board.log_likelihoods(&looks).is_none());
+        let cells = vec![CellReading::from_probabilities([0.2, 0.5, 0.3]); 25];
+        let observation = Observation { size, cells };
+        assert_eq!(board.sharpen(observation.clone(), &looks), observation);
+    }
+
+    #[test]
+    fn a_stone_not_yet_recorded_does_not_teach_its_point_to_be_bare() {
+        let (mut board, mut looks, believed) = learned_board();
+        let point = 4 * 5 + 2;
+        let (bare, known) = (board.bare[point], board.known[point]);
+        looks[point] = look(-1.8, -2.4, -1.9);
+        let mut seen = believed.clone();
+        seen.set(4, 2, Some(Color::Black));
+        board.learn(&looks, &believed, &seen);
+        assert_eq!((board.bare[point], board.known[point]), (bare, known));
+        // Nor when the reader, too, missed it.
+        board.learn(&looks, &believed, &believed);
+        assert_eq!((board.bare[point], board.known[point]), (bare, known));
+        // Once recorded it is a black stone, and teaches so.
+        board.learn(&looks, &seen, &seen);
+        assert_eq!(board.known[point], Some((Some(Color::Black), looks[point])));
+        assert_eq!(board.bare[point], bare);
+    }
+}
