@@ -32,11 +32,15 @@ impl Default for InferOptions {
     fn default() -> Self {
         InferOptions {
             confirm_seconds: 1.5,
-            unexplained_seconds: 2.0,
+            unexplained_seconds: 1.5,
             stills: false,
         }
     }
 }
+
+/// The vote's confidence in a stone's colour below which the colour alone does not make
+/// a double move: a white stone in shadow was seen voted black at 0.69.
+const SURE_COLOUR: f32 = 0.9;
 
 /// A settled position as the tracker saw it.
 #[derive(Clone, Debug)]
@@ -76,7 +80,8 @@ pub enum Outcome {
         color: Color,
         mv: Move,
         captured: Vec<Point>,
-        /// The turn was lost for an illegal stone: this pass is the penalty (TGA 28–29).
+        /// `mv` was an illegal stone: it comes off again and the turn is lost (TGA
+        /// 28–29); the rules' position counts it as a pass.
         lost_turn: bool,
     },
     Flag(RaisedFlag),
@@ -88,6 +93,12 @@ pub enum Outcome {
     },
     /// Two passes in a row: play has ended (TGA 12.1).
     PlayEnded,
+    /// Something the record rests on that the camera was not sure of, for whoever checks
+    /// the record: no rule is broken.
+    Unsure {
+        points: Vec<Point>,
+        message: String,
+    },
 }
 
 /// A point where the physical board differs from the rules' position, known and handled.
@@ -248,7 +259,60 @@ impl GoInference {
                 Err(_) => return outcomes,
             }
         };
-        let best = explanations.into_iter().next();
+        let mut best = explanations.into_iter().next();
+        let stood = seen.now - seen.since;
+
+        // A double move resting on a colour the camera is unsure of: wait for the vote to
+        // firm up, and if it does not, take the colour the turn order expects when that
+        // explains the board cleanly, saying so.
+        let mut unsure_note = None;
+        if let Some(found) = &best
+            && found.flags.iter().any(|f| f.kind == FlagKind::DoubleMove)
+        {
+            let unsure: Vec<Point> = self
+                .board
+                .differences(&corrected)
+                .into_iter()
+                .filter(|&[row, col]| {
+                    corrected.get(row, col).is_some()
+                        && seen.confidence[row * size + col] < SURE_COLOUR
+                })
+                .map(|[row, col]| Point::new(row as u8, col as u8))
+                .collect();
+            if !unsure.is_empty() {
+                if !self.options.stills && stood < self.options.confirm_seconds {
+                    return outcomes;
+                }
+                let mut recoloured = corrected.clone();
+                for p in &unsure {
+                    let (row, col) = (p.row as usize, p.col as usize);
+                    recoloured.set(row, col, corrected.get(row, col).map(Color::opponent));
+                }
+                let context = Context {
+                    pass_entered: false,
+                    last_stone: self.last_stone,
+                };
+                if let Ok(found) = explain(&self.position, &recoloured, context)
+                    && let Some(clean) = found.into_iter().next()
+                    && clean.flags.iter().all(|f| is_note(f, &clean))
+                {
+                    unsure_note =
+                        Some(Outcome::Unsure {
+                            message: format!(
+                            "the colour of the stone at {} was read with confidence {:.2}; \
+                             recorded as the turn order has it",
+                            unsure.iter().map(|p| p.to_sgf()).collect::<Vec<_>>().join(" "),
+                            unsure
+                                .iter()
+                                .map(|p| seen.confidence[p.row as usize * size + p.col as usize])
+                                .fold(1.0, f32::min)
+                        ),
+                            points: unsure,
+                        });
+                    best = Some(clean);
+                }
+            }
+        }
 
         // The part of a change committed beside a breach must be clean: flags wait.
         if !split
@@ -259,21 +323,22 @@ impl GoInference {
             return outcomes;
         }
         // Believe it yet?
-        let stood = seen.now - seen.since;
         if !self.options.stills {
             let breach = best.as_ref().is_some_and(breaches);
             if breach && stood < self.options.confirm_seconds {
                 // The breach must stand before it is flagged, but a clean move beside it
                 // (a stone placed while another, already on the board, still reads wrong
-                // or gone) is committed now. New stones are never set aside: a second
-                // stone of one colour is the double move itself, and committing the
-                // opponent's next stone first would hide it.
+                // or gone) is committed now. New stones are set aside only where they are
+                // a stone that moved (slid, knocked, taken back to another point): a
+                // second stone of one colour is the double move itself, and committing
+                // the opponent's next stone first would hide it.
                 if split && let Some(best) = &best {
                     let mut part = seen.occupancy.clone();
                     for flag in best.flags.iter().filter(|f| breaching(f, best)) {
+                        let moved = matches!(flag.kind, FlagKind::Displaced | FlagKind::TakenBack);
                         for p in &flag.points {
                             let (row, col) = (p.row as usize, p.col as usize);
-                            if self.board.get(row, col).is_some() {
+                            if moved || self.board.get(row, col).is_some() {
                                 part.set(row, col, self.board.get(row, col));
                             }
                         }
@@ -318,6 +383,7 @@ impl GoInference {
             }
         }
 
+        outcomes.extend(unsure_note);
         if let Some(best) = best {
             self.apply(best, seen.occupancy, &mut outcomes);
         }
@@ -421,10 +487,16 @@ impl GoInference {
                         self.position
                             .play(offender, Move::Pass)
                             .expect("a pass is always legal");
+                        // The record keeps the stone as played, marked: a record reader
+                        // judges it illegal and does not place it, as the rules do.
+                        let illegal_stone = flag
+                            .move_index
+                            .and_then(|i| best.moves.get(i))
+                            .map_or(Move::Pass, |&(_, mv)| mv);
                         outcomes.push(Outcome::Move {
                             number: self.position.moves_played(),
                             color: offender,
-                            mv: Move::Pass,
+                            mv: illegal_stone,
                             captured: Vec::new(),
                             lost_turn: true,
                         });
@@ -622,6 +694,75 @@ mod tests {
             [(Color::Black, "bb".to_string())],
             "the record goes on"
         );
+    }
+
+    #[test]
+    fn a_double_move_resting_on_an_unsure_colour_waits_then_follows_the_turn_saying_so() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        // White's stone read black, and not surely.
+        let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
+        let mut unsure = SURE;
+        unsure[5 + 1] = 0.69;
+        assert!(
+            game.observe(&seen(&two, &unsure, 2.0, 2.2)).is_empty(),
+            "waits"
+        );
+        let out = game.observe(&seen(&two, &unsure, 2.0, 3.6));
+        assert_eq!(moves(&out), [(Color::White, "bb".to_string())]);
+        assert!(flags(&out).is_empty(), "{out:?}");
+        assert!(
+            out.iter().any(
+                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(1, 1)])
+            ),
+            "{out:?}"
+        );
+        // Once the camera sees it white, nothing more happens.
+        let white = board(&[".....", ".W...", "..B..", ".....", "....."]);
+        assert!(game.observe(&seen(&white, &SURE, 4.0, 4.2)).is_empty());
+    }
+
+    #[test]
+    fn tga_29_a_suicide_stone_is_recorded_where_it_stood_and_the_turn_is_lost() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let mut now = 1.0;
+        for rows in [
+            [".....", "B....", ".....", ".....", "....."],
+            [".....", "B....", ".....", ".....", "....W"],
+            [".B...", "B....", ".....", ".....", "....W"],
+        ] {
+            game.observe(&seen(&board(&rows), &SURE, now, now + 0.2));
+            now += 1.0;
+        }
+        // White's stone at aa has no liberty and captures nothing.
+        let suicide = board(&["WB...", "B....", ".....", ".....", "....W"]);
+        let out = game.observe(&seen(&suicide, &SURE, now, now + 0.2));
+        assert_eq!(flags(&out), [FlagKind::Suicide], "{out:?}");
+        assert!(out.iter().any(|o| matches!(
+            o,
+            Outcome::Move { color: Color::White, mv: Move::Play(p), lost_turn: true, .. }
+                if *p == Point::new(0, 0)
+        )));
+        assert_eq!(game.position().to_move(), Color::Black, "the turn is lost");
+    }
+
+    #[test]
+    fn tga_25_a_stone_knocked_onto_the_next_point_is_not_its_players_move() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let a = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&a, &SURE, 1.0, 1.2));
+        let b = board(&[".....", ".....", "..B..", ".W...", "....."]);
+        game.observe(&seen(&b, &SURE, 2.0, 2.2));
+        // Black to move, and Black's stone jumps from cc to dc.
+        let knocked = board(&[".....", ".....", "...B.", ".W...", "....."]);
+        assert!(
+            game.observe(&seen(&knocked, &SURE, 2.5, 2.7)).is_empty(),
+            "neither a move nor a flag yet"
+        );
+        let out = game.observe(&seen(&knocked, &SURE, 2.5, 4.1));
+        assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+        assert!(moves(&out).is_empty(), "{out:?}");
     }
 
     #[test]

@@ -364,6 +364,9 @@ pub fn record(
         }
         if let Some(settled) = &report.settled {
             session.settled(settled, &frame, &tracker, on_line)?;
+            if let Some(inference) = &session.inference {
+                tracker.believe(inference.board().clone());
+            }
         }
         progress.show(frame.index, frame.time, &session);
     }
@@ -623,7 +626,15 @@ impl Session {
                             None => Move::Pass,
                         },
                     };
-                    let _ = position.play(color, mv);
+                    let lost_turn = event.detail.get("lost_turn").and_then(Value::as_bool);
+                    let _ = position.play(
+                        color,
+                        if lost_turn == Some(true) {
+                            Move::Pass
+                        } else {
+                            mv
+                        },
+                    );
                     self.sgf.add_move(color, mv, event.video_time, None);
                     self.moves += 1;
                 }
@@ -1023,6 +1034,14 @@ impl Session {
                     ));
                     event
                 }
+                Outcome::Unsure { points, message } => {
+                    self.sgf.add_comment(&format!("UNSURE: {message}"));
+                    Event::new(Kind::Note)
+                        .with_points(points.iter().map(|p| cell(*p)))
+                        .with_confidence(confidence)
+                        .with_detail("note", "unsure")
+                        .with_detail("message", message.as_str())
+                }
                 Outcome::PlayEnded => {
                     play_ended = true;
                     Event::new(Kind::Note)
@@ -1079,6 +1098,7 @@ impl Session {
             ),
             Outcome::Resolved { kind, .. } => format!("resolved: {}", kebab(*kind)),
             Outcome::PlayEnded => "play ended (two passes)".into(),
+            Outcome::Unsure { message, .. } => format!("unsure: {message}"),
         })
     }
 
