@@ -16,10 +16,12 @@
 //! spread is learned too, from the median and the median absolute deviation of its points:
 //! a few points read wrongly into a class do not move either.
 //!
-//! What is learned comes from where the caller's belief (the recorded position) and the
-//! sight agree, so a stone put down but not yet recorded never teaches a bare point's look.
-//! The sight to compare with is the reader's own, before these looks sharpened it, so
-//! the looks never teach themselves.
+//! What is learned comes from the caller's belief (the recorded position). A recorded
+//! stone teaches its colour's look even where the reader calls it otherwise — a colour the
+//! reader keeps getting wrong is what this is for. A bare point teaches only where the
+//! reader (before these looks sharpened it, so they never teach themselves) sees it bare
+//! too and its look has not jumped: a stone put down but not yet recorded never teaches
+//! what bare looks like.
 
 use super::baseline::{Plane, against_wood};
 use super::{CellReading, Observation};
@@ -81,9 +83,10 @@ pub fn looks(
 }
 
 /// Points of a class needed before its look is trusted: bare points are plentiful, stones
-/// come one move at a time.
+/// come one move at a time and the spreads are wide ([`MIN_SPREAD`]), so one stone of a
+/// colour is enough to start from.
 const MIN_BARE: usize = 8;
-const MIN_STONES: usize = 3;
+const MIN_STONES: usize = 1;
 
 /// The narrowest spread a class is given, per measure: a handful of stones that happen to
 /// look alike must not make the class intolerant of the next one's shadow. Seen on the
@@ -109,7 +112,7 @@ const READER_WEIGHT: f32 = 0.5;
 #[derive(Clone, Debug)]
 pub struct BoardLooks {
     size: usize,
-    /// Per point: what stood there when sight and belief last agreed, and its look then.
+    /// Per point: what stood there when it last taught, and its look then.
     known: Vec<Option<(Option<Color>, Look)>>,
     /// Per point: its look when last known bare — the grain, line crossing or star point
     /// of that very point.
@@ -138,7 +141,8 @@ impl BoardLooks {
     }
 
     /// Learns from one clear view: `looks` as measured, `believed` what the record says
-    /// stands on each point, `seen` what this view was read as (all in the same order).
+    /// stands on each point, `seen` what the reader alone called it (all in the same
+    /// order).
     pub fn learn(&mut self, looks: &[Look], believed: &Occupancy, seen: &Occupancy) {
         if looks.len() != self.known.len()
             || believed.width() != self.size
@@ -171,12 +175,15 @@ impl BoardLooks {
         for (i, look) in looks.iter().enumerate() {
             let (row, col) = (i / self.size, i % self.size);
             let belief = believed.get(row, col);
-            if belief.is_none() && jumped[i] {
-                continue;
-            }
-            if belief != seen.get(row, col) {
-                // A change not yet recorded, or a misreading: teaches nothing, and what
-                // was known of the point no longer holds.
+            let teaches = match belief {
+                // Bare wood, where the reader sees it too and the look has not jumped.
+                None => seen.get(row, col).is_none() && !jumped[i],
+                // A recorded stone whatever the reader calls it (a colour the reader keeps
+                // getting wrong is what the looks are for), unless it looks like its own
+                // bare point again: lifted, and not yet recorded so.
+                Some(_) => self.bare[i].is_none() || jumped[i],
+            };
+            if !teaches {
                 if self.known[i].is_some_and(|(label, _)| label != belief) {
                     self.known[i] = None;
                 }
