@@ -27,7 +27,9 @@ use serde_json::{Map, Value, json};
 use sgf_view::SgfView;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
 /// Analyses per second of source time: a hand is over the board for a second or more, and
@@ -178,6 +180,84 @@ pub fn record(
     options: &RecordOptions,
     on_line: &mut dyn FnMut(&str),
 ) -> Result<Summary, RecorderError> {
+    record_with(
+        options,
+        Hooks {
+            on_line,
+            on_event: None,
+            actions: None,
+            stop: None,
+        },
+    )
+}
+
+/// What a caller beside the command line (`kradan serve`) attaches to a recording.
+pub struct Hooks<'a> {
+    pub on_line: &'a mut dyn FnMut(&str),
+    /// Called with every event once it is synced to disk.
+    pub on_event: Option<EventHook>,
+    /// A referee's actions, taken between frames.
+    pub actions: Option<mpsc::Receiver<ActionRequest>>,
+    /// Set to end the recording (a camera never ends on its own).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+pub type EventHook = Box<dyn FnMut(&Event) + Send>;
+
+/// What a referee can do to a game being recorded, or already recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// A pass (a camera cannot see one).
+    Pass(Color),
+    /// A flag's irregularity was dealt with (`dismiss: false`) or was no irregularity
+    /// (`dismiss: true`, a misread).
+    CloseFlag {
+        flag_id: u32,
+        dismiss: bool,
+        note: String,
+    },
+    /// Dead stones marked at the end and the game counted (TGA 13).
+    MarkDead {
+        dead: Vec<Point>,
+        counting: Counting,
+    },
+    /// The last move was misread: it was played at this point.
+    ReplaceLastMove(Point),
+    /// The last move was misread: there was none.
+    UndoLastMove,
+}
+
+/// An action, who takes it, and where the outcome goes (a sentence, or why it was refused).
+pub struct ActionRequest {
+    pub action: Action,
+    pub by: String,
+    pub reply: mpsc::Sender<Result<String, RecorderError>>,
+}
+
+/// Takes a referee's action on a record no recorder is writing (the footage has ended or
+/// the server restarted): the record is continued like `--resume`.
+pub fn apply_action(
+    dir: &Path,
+    action: &Action,
+    by: &str,
+    on_event: Option<EventHook>,
+) -> Result<String, RecorderError> {
+    let mut session = Session::reopen(dir, "a referee's action on the recorded game")?;
+    session.on_event = on_event;
+    session.publish_last();
+    let done = session.act(action, by, &mut |_| {});
+    session.finish_quietly()?;
+    done
+}
+
+/// Records a game, with a server's hooks.
+pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, RecorderError> {
+    let Hooks {
+        on_line,
+        on_event,
+        actions,
+        stop,
+    } = hooks;
     let started = Instant::now();
     // The locator can fit a smaller grid inside a larger one, so only the sizes Go is
     // played on (TGA 2, WIKI) are accepted.
@@ -218,6 +298,8 @@ pub fn record(
     let stills = kind == SourceKind::Stills;
 
     let mut session = Session::open(options, kind, source.describe(), reader_note)?;
+    session.on_event = on_event;
+    session.publish_last();
     if let Some(time) = session.resume_time {
         source.seek(time)?;
     }
@@ -289,6 +371,12 @@ pub fn record(
     // A frame-by-frame account on stderr, for whoever tunes the tracker.
     let trace = std::env::var_os("KRADAN_TRACE").is_some();
     for received in receiver {
+        if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            break;
+        }
+        if let Some(actions) = &actions {
+            session.take_actions(actions, on_line)?;
+        }
         let mut frame = match received {
             Ok(frame) => frame,
             Err(error) => {
@@ -309,6 +397,7 @@ pub fn record(
         }
         summary.analysed += 1;
         last_time = frame.time;
+        session.now = frame.time;
         if first_image.is_none() && options.size.is_some() {
             first_image = Some(frame.image.clone());
         }
@@ -367,6 +456,9 @@ pub fn record(
         }
         progress.show(frame.index, frame.time, &session);
     }
+    if let Some(actions) = &actions {
+        session.take_actions(actions, on_line)?;
+    }
     let frames = reader_thread.join().unwrap_or(0);
     progress.finish();
     summary.frames = frames;
@@ -408,55 +500,84 @@ pub struct Scored {
 /// Counts a recorded game (TGA 13) with the stones the operator marks dead, and writes
 /// the result into the record: a `note` event in the chain and `RE` in game.sgf.
 pub fn score(dir: &Path, dead: &[Point], counting: Counting) -> Result<Scored, RecorderError> {
-    let options = RecordOptions {
-        resume: true,
-        ..RecordOptions::new(dir.display().to_string(), dir)
-    };
-    let mut session = Session::open(
-        &options,
-        SourceKind::VideoFile,
-        "the operator marks dead stones and counts".into(),
-        None,
-    )?;
-    let Some(inference) = session.inference.as_ref() else {
-        return Err(RecorderError::BadOptions(format!(
-            "{}: the record holds no game yet",
-            dir.display()
-        )));
-    };
-    let position = inference.position().clone();
-    for point in dead {
-        if !position.board().contains(*point) || position.board().get(*point).is_none() {
-            return Err(RecorderError::BadOptions(format!(
-                "--dead {}: no stone stands there in the recorded position",
-                point.to_sgf()
-            )));
+    let mut session = Session::reopen(dir, "the operator marks dead stones and counts")?;
+    let scored = session.count(dead, counting, "operator")?;
+    session.finish_quietly()?;
+    Ok(scored)
+}
+
+/// The referee's corrections of misread moves in a record: which move events no longer
+/// stand and which stand at another point. The chain keeps what was first written; the
+/// game is what remains once these are applied.
+#[derive(Clone, Debug, Default)]
+pub struct Corrections {
+    undone: HashSet<u64>,
+    replaced: HashMap<u64, Point>,
+}
+
+impl Corrections {
+    pub fn from_events(events: &[Event]) -> Corrections {
+        let mut corrections = Corrections::default();
+        let mut standing: Vec<u64> = Vec::new();
+        for event in events {
+            match event.kind {
+                Kind::Move => standing.push(event.seq),
+                Kind::Note if is_note(event, "game-start") => standing.clear(),
+                Kind::Note if is_note(event, "correction") => {
+                    let point = event
+                        .detail
+                        .get("point")
+                        .and_then(Value::as_str)
+                        .and_then(point_from_sgf);
+                    match point {
+                        Some(point) => {
+                            if let Some(&seq) = standing.last() {
+                                corrections.replaced.insert(seq, point);
+                            }
+                        }
+                        None => {
+                            if let Some(seq) = standing.pop() {
+                                corrections.undone.insert(seq);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
+        corrections
     }
-    let score = scoring::score(&position, dead, session.komi, counting);
-    let result = score.result();
-    session.sgf.set_result(&result);
-    let event = Event::new(Kind::Note)
-        .with_points(dead.iter().map(|p| cell(*p)))
-        .with_detail("note", "score")
-        .with_detail("result", result.as_str())
-        .with_detail(
-            "counting",
-            serde_json::to_value(counting).unwrap_or_default(),
-        )
-        .with_detail("dead", dead.iter().map(|p| p.to_sgf()).collect::<Vec<_>>())
-        .with_detail("by", "operator")
-        .with_detail("score", serde_json::to_value(&score).unwrap_or_default())
-        .with_detail(
-            "message",
-            format!("counted with the stones the operator marked dead (TGA 13): {result}"),
-        );
-    session.log.append(event)?;
-    session.write_sgf()?;
-    session
-        .log
-        .append(Event::new(Kind::SessionEnd).with_detail("moves", session.moves))?;
-    Ok(Scored { result, score })
+
+    /// The move a move event stands for now, or `None` when it was undone (or is no move).
+    pub fn effective_move(&self, event: &Event) -> Option<(Color, Move)> {
+        if event.kind != Kind::Move || self.undone.contains(&event.seq) {
+            return None;
+        }
+        let color = event.color?;
+        if let Some(&point) = self.replaced.get(&event.seq) {
+            return Some((color, Move::Play(point)));
+        }
+        let mv = match (event.notation.as_deref(), event.points.first()) {
+            (Some(notation), Some(&[row, col])) if notation != "pass" => {
+                Move::Play(Point::new(row as u8, col as u8))
+            }
+            _ => Move::Pass,
+        };
+        Some((color, mv))
+    }
+}
+
+/// A point in SGF letters (`dd`), as the referee's actions and corrections name them.
+pub fn point_from_sgf(text: &str) -> Option<Point> {
+    let bytes = text.as_bytes();
+    match bytes {
+        [col @ b'a'..=b'z', row @ b'a'..=b'z'] => Some(Point::new(row - b'a', col - b'a')),
+        _ => None,
+    }
+}
+
+fn is_note(event: &Event, note: &str) -> bool {
+    event.kind == Kind::Note && event.detail.get("note").and_then(Value::as_str) == Some(note)
 }
 
 /// Everything written, and the game state it is written from.
@@ -484,6 +605,13 @@ struct Session {
     last_line: String,
     /// Whether the first settled position was looked at for a game already in progress.
     joined_checked: bool,
+    /// Flags a referee or the board closed.
+    closed_flags: BTreeSet<u32>,
+    /// The source time of the frame being looked at, for events without a frame of their own.
+    now: f64,
+    /// Who takes the action being written, named in each of its events.
+    acting: Option<String>,
+    on_event: Option<EventHook>,
 }
 
 impl Session {
@@ -530,28 +658,40 @@ impl Session {
             flag_seqs: Vec::new(),
             last_line: String::new(),
             joined_checked: options.resume,
+            closed_flags: BTreeSet::new(),
+            now: 0.0,
+            acting: None,
+            on_event: None,
         };
         if options.resume {
-            session.restore(options)?;
+            session.restore(options.size)?;
+        }
+        Ok(session)
+    }
+
+    /// Continues a finished record for an operator's or referee's action.
+    fn reopen(dir: &Path, why: &str) -> Result<Session, RecorderError> {
+        let options = RecordOptions {
+            resume: true,
+            ..RecordOptions::new(dir.display().to_string(), dir)
+        };
+        let session = Session::open(&options, SourceKind::VideoFile, why.into(), None)?;
+        if session.inference.is_none() {
+            return Err(RecorderError::BadOptions(format!(
+                "{}: the record holds no game yet",
+                dir.display()
+            )));
         }
         Ok(session)
     }
 
     /// Rebuilds the game from the events of the record being continued.
-    fn restore(&mut self, options: &RecordOptions) -> Result<(), RecorderError> {
-        let text = std::fs::read_to_string(self.out.join(crate::record::events::EVENTS_FILE))
-            .map_err(|source| RecorderError::Write {
-                path: self.out.join(crate::record::events::EVENTS_FILE),
-                source,
-            })?;
-        let events: Vec<Event> = text
-            .lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .collect();
+    fn restore(&mut self, asked_size: Option<usize>) -> Result<(), RecorderError> {
+        let events = self.read_events()?;
         let start = events.iter().find(|e| e.kind == Kind::SessionStart);
         if let Some(start) = start {
             let size = start.detail.get("size").and_then(Value::as_u64);
-            self.size = options.size.or(size.map(|s| s as usize));
+            self.size = asked_size.or(size.map(|s| s as usize));
             self.handicap = start
                 .detail
                 .get("handicap")
@@ -585,6 +725,7 @@ impl Session {
         self.sgf.start(size, self.handicap, &position);
         let mut board = position.board().to_occupancy();
         let mut next_flag_id = 1;
+        let corrections = Corrections::from_events(&events);
         for event in &events {
             if let Some(time) = event.video_time {
                 self.resume_time = Some(self.resume_time.map_or(time, |t: f64| t.max(time)));
@@ -615,13 +756,8 @@ impl Session {
             }
             match event.kind {
                 Kind::Move => {
-                    let Some(color) = event.color else { continue };
-                    let mv = match event.notation.as_deref() {
-                        Some("pass") | None => Move::Pass,
-                        Some(_) => match event.points.first() {
-                            Some(&[row, col]) => Move::Play(Point::new(row as u8, col as u8)),
-                            None => Move::Pass,
-                        },
+                    let Some((color, mv)) = corrections.effective_move(event) else {
+                        continue;
                     };
                     let _ = position.play(color, mv);
                     self.sgf.add_move(color, mv, event.video_time, None);
@@ -635,6 +771,11 @@ impl Session {
                     }
                     if let Some(text) = event.detail.get("message").and_then(Value::as_str) {
                         self.sgf.add_comment(text);
+                    }
+                }
+                Kind::Resolved => {
+                    if let Some(id) = event.detail.get("flag_id").and_then(Value::as_u64) {
+                        self.closed_flags.insert(id as u32);
                     }
                 }
                 _ => {}
@@ -663,7 +804,7 @@ impl Session {
             "board".into(),
             json!(position.board().to_occupancy().to_text_rows()),
         );
-        self.log.append(event)?;
+        self.append(event)?;
         let infer = InferOptions {
             stills: self.stills,
             ..InferOptions::default()
@@ -729,7 +870,7 @@ impl Session {
             .detail
             .insert("board".into(), json!(board.to_text_rows()));
         event.video_time = self.video_time(settled.since);
-        self.log.append(event)?;
+        self.append(event)?;
         self.inference = Some(GoInference::new(
             position,
             InferOptions {
@@ -741,6 +882,268 @@ impl Session {
         self.write_sgf()
     }
 
+    /// Appends to the chain (synced), then tells the server.
+    fn append(&mut self, mut event: Event) -> Result<(), RecorderError> {
+        if let Some(by) = &self.acting {
+            event.detail.insert("by".into(), by.as_str().into());
+        }
+        let written = self.log.append(event)?;
+        if let Some(on_event) = self.on_event.as_mut() {
+            on_event(written);
+        }
+        Ok(())
+    }
+
+    /// Tells the server of the event the log itself wrote on opening (session start or resume).
+    fn publish_last(&mut self) {
+        if let (Some(on_event), Some(last)) = (self.on_event.as_mut(), self.log.last()) {
+            on_event(last);
+        }
+    }
+
+    /// Closes a session that only took an action.
+    fn finish_quietly(&mut self) -> Result<(), RecorderError> {
+        self.append(Event::new(Kind::SessionEnd).with_detail("moves", self.moves))
+    }
+
+    /// Takes the referee's actions waiting, answering each. A refused action is answered
+    /// and changes nothing; a failure to write ends the recording.
+    fn take_actions(
+        &mut self,
+        actions: &mpsc::Receiver<ActionRequest>,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        while let Ok(request) = actions.try_recv() {
+            match self.act(&request.action, &request.by, on_line) {
+                Ok(message) => {
+                    let _ = request.reply.send(Ok(message));
+                }
+                Err(error @ RecorderError::BadOptions(_)) => {
+                    let _ = request.reply.send(Err(error));
+                }
+                Err(error) => {
+                    let _ = request
+                        .reply
+                        .send(Err(RecorderError::BadOptions(error.to_string())));
+                    return Err(error);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A referee's action, written to the chain naming `by`. Refusals are `BadOptions`.
+    fn act(
+        &mut self,
+        action: &Action,
+        by: &str,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<String, RecorderError> {
+        if self.inference.is_none() {
+            return Err(RecorderError::BadOptions(
+                "no game has started on this board yet".into(),
+            ));
+        }
+        self.acting = Some(by.to_string());
+        let done = self.act_as(action, on_line);
+        self.acting = None;
+        done
+    }
+
+    fn act_as(
+        &mut self,
+        action: &Action,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<String, RecorderError> {
+        let refuse = |message: String| Err(RecorderError::BadOptions(message));
+        match action {
+            Action::Pass(color) => {
+                let outcomes = self.inference.as_mut().expect("checked by act").pass(*color);
+                let now = self.now;
+                self.write_outcomes(&outcomes, now, 1.0, None, None, on_line)?;
+                Ok(format!("pass entered for {}", color_name(*color)))
+            }
+            Action::CloseFlag {
+                flag_id,
+                dismiss,
+                note,
+            } => {
+                let Some(&(_, seq)) = self.flag_seqs.iter().find(|(id, _)| id == flag_id) else {
+                    return refuse(format!("no flag {flag_id} in this game"));
+                };
+                if self.closed_flags.contains(flag_id) {
+                    return refuse(format!("flag {flag_id} is already closed"));
+                }
+                self.inference
+                    .as_mut()
+                    .expect("checked by act")
+                    .settle_flag(*flag_id);
+                self.closed_flags.insert(*flag_id);
+                let decision = if *dismiss { "dismissed" } else { "resolved" };
+                let message = if note.is_empty() {
+                    format!("flag {flag_id} {decision} by the referee")
+                } else {
+                    format!("flag {flag_id} {decision} by the referee: {note}")
+                };
+                let mut event = Event::new(Kind::Resolved)
+                    .with_detail("flag_id", *flag_id)
+                    .with_detail("resolves", seq)
+                    .with_detail("decision", decision)
+                    .with_detail("message", message.as_str());
+                event.video_time = self.video_time(self.now);
+                self.append(event)?;
+                self.sgf.add_comment(&message);
+                self.write_sgf()?;
+                Ok(message)
+            }
+            Action::MarkDead { dead, counting } => {
+                let by = self.acting.clone().unwrap_or_default();
+                self.count(dead, *counting, &by).map(|scored| scored.result)
+            }
+            Action::ReplaceLastMove(point) => {
+                let Some((number, color, Move::Play(was))) = self.last_move() else {
+                    return refuse("the last move is no stone to move elsewhere".into());
+                };
+                let board = self.inference.as_ref().expect("checked by act").position().board();
+                if !board.contains(*point) {
+                    return refuse(format!("{} is off the board", point.to_sgf()));
+                }
+                if *point == was || board.get(*point).is_some() {
+                    return refuse(format!("{} is not an empty point", point.to_sgf()));
+                }
+                self.correct(
+                    Some(*point),
+                    number,
+                    format!(
+                        "move {number} corrected by the referee: {} played {}, not {} (misread)",
+                        color_name(color),
+                        point.to_sgf(),
+                        was.to_sgf()
+                    ),
+                )
+            }
+            Action::UndoLastMove => {
+                let Some((number, color, mv)) = self.last_move() else {
+                    return refuse("no move to undo".into());
+                };
+                self.correct(
+                    None,
+                    number,
+                    format!(
+                        "move {number} ({} {}) removed by the referee: it was not played (misread)",
+                        color_name(color),
+                        match mv {
+                            Move::Play(p) => p.to_sgf(),
+                            Move::Pass => "pass".into(),
+                        }
+                    ),
+                )
+            }
+        }
+    }
+
+    /// The last move standing in the record: its number, colour and move.
+    fn last_move(&self) -> Option<(usize, Color, Move)> {
+        let events = self.read_events().ok()?;
+        let corrections = Corrections::from_events(&events);
+        let start = events
+            .iter()
+            .rposition(|e| is_note(e, "game-start"))
+            .unwrap_or(0);
+        let standing = events[start..]
+            .iter()
+            .filter(|e| corrections.effective_move(e).is_some())
+            .count();
+        let last = events[start..]
+            .iter()
+            .rev()
+            .find_map(|e| corrections.effective_move(e))?;
+        let number = self.inference.as_ref()?.moves_played();
+        (standing > 0).then_some((number, last.0, last.1))
+    }
+
+    /// Writes a correction of the last move and rebuilds the game from the corrected chain.
+    fn correct(
+        &mut self,
+        point: Option<Point>,
+        number: usize,
+        message: String,
+    ) -> Result<String, RecorderError> {
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", "correction")
+            .with_detail("move_number", number)
+            .with_detail("message", message.as_str());
+        if let Some(point) = point {
+            event = event
+                .with_detail("point", point.to_sgf())
+                .with_points([cell(point)]);
+        }
+        event.video_time = self.video_time(self.now);
+        self.append(event)?;
+        self.moves = 0;
+        self.flags = 0;
+        self.flag_seqs.clear();
+        self.closed_flags.clear();
+        self.sgf = SgfView::new(self.komi);
+        let size = self.size;
+        // The board as last seen stays what the camera is compared with: where it differs
+        // from the corrected game the difference is known, so a misread that persists is
+        // not read as a new move again.
+        self.restore(size)?;
+        Ok(message)
+    }
+
+    fn read_events(&self) -> Result<Vec<Event>, RecorderError> {
+        let path = self.out.join(crate::record::events::EVENTS_FILE);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|source| RecorderError::Write { path, source })?;
+        Ok(text
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect())
+    }
+
+    /// Counts the game (TGA 13) with the stones marked dead and writes the result into the
+    /// record: a `note` event in the chain and `RE` in game.sgf.
+    fn count(
+        &mut self,
+        dead: &[Point],
+        counting: Counting,
+        by: &str,
+    ) -> Result<Scored, RecorderError> {
+        let inference = self.inference.as_ref().expect("a game to count");
+        let position = inference.position().clone();
+        for point in dead {
+            if !position.board().contains(*point) || position.board().get(*point).is_none() {
+                return Err(RecorderError::BadOptions(format!(
+                    "dead stone {}: no stone stands there in the recorded position",
+                    point.to_sgf()
+                )));
+            }
+        }
+        let score = scoring::score(&position, dead, self.komi, counting);
+        let result = score.result();
+        self.sgf.set_result(&result);
+        let event = Event::new(Kind::Note)
+            .with_points(dead.iter().map(|p| cell(*p)))
+            .with_detail("note", "score")
+            .with_detail("result", result.as_str())
+            .with_detail(
+                "counting",
+                serde_json::to_value(counting).unwrap_or_default(),
+            )
+            .with_detail("dead", dead.iter().map(|p| p.to_sgf()).collect::<Vec<_>>())
+            .with_detail("by", by)
+            .with_detail("score", serde_json::to_value(&score).unwrap_or_default())
+            .with_detail(
+                "message",
+                format!("counted with the stones marked dead (TGA 13): {result}"),
+            );
+        self.append(event)?;
+        self.write_sgf()?;
+        Ok(Scored { result, score })
+    }
+
     fn video_time(&self, time: f64) -> Option<f64> {
         (!self.live).then_some(time)
     }
@@ -750,7 +1153,7 @@ impl Session {
             .with_detail("note", note)
             .with_detail("message", message);
         event.video_time = self.video_time(time);
-        self.log.append(event)?;
+        self.append(event)?;
         Ok(())
     }
 
@@ -804,7 +1207,7 @@ impl Session {
             let name = format!("{:06}-board.jpg", self.log.next_seq());
             record = record.with_evidence(self.log.write_evidence(&name, &bytes)?);
         }
-        self.log.append(record)?;
+        self.append(record)?;
         Ok(())
     }
 
@@ -1005,6 +1408,7 @@ impl Session {
                     event
                 }
                 Outcome::Resolved { id, kind, points } => {
+                    self.closed_flags.insert(*id);
                     let mut event = Event::new(Kind::Resolved)
                         .with_points(points.iter().map(|p| cell(*p)))
                         .with_detail("flag", kebab(*kind))
@@ -1037,7 +1441,7 @@ impl Session {
                 self.last_line = line.clone();
                 on_line(&line);
             }
-            self.log.append(event)?;
+            self.append(event)?;
         }
         if play_ended {
             let score = self.count_with_no_dead_stones().expect("game started");
@@ -1050,7 +1454,7 @@ impl Session {
                     "Thai count (TGA 13) with no stones marked dead; mark them with kradan score",
                 );
             event.video_time = self.video_time(time);
-            self.log.append(event)?;
+            self.append(event)?;
         }
         self.write_sgf()
     }
@@ -1127,13 +1531,13 @@ impl Session {
             event
                 .detail
                 .insert("rules_board".into(), json!(summary.final_rows));
-            self.log.append(event)?;
+            self.append(event)?;
         }
         let mut end = Event::new(Kind::SessionEnd)
             .with_detail("moves", self.moves)
             .with_detail("flags", self.flags);
         end.video_time = self.video_time(time);
-        self.log.append(end)?;
+        self.append(end)?;
         summary.moves = self.moves;
         summary.flags = self.flags;
         Ok(())
