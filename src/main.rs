@@ -980,13 +980,19 @@ fn cameras(json: bool) -> ExitCode {
         }
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&listed).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&listed).unwrap_or_default()
+        );
         return ExitCode::SUCCESS;
     }
     for camera in &listed {
         match &camera.formats {
             Ok(formats) => {
-                println!("camera:{} {} ({})", camera.index, camera.device, camera.name);
+                println!(
+                    "camera:{} {} ({})",
+                    camera.index, camera.device, camera.name
+                );
                 for format in formats {
                     println!("    {format}");
                 }

@@ -25,9 +25,9 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 use serde_json::{Map, Value, json};
 use sgf_view::SgfView;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Instant;
@@ -958,7 +958,11 @@ impl Session {
         let refuse = |message: String| Err(RecorderError::BadOptions(message));
         match action {
             Action::Pass(color) => {
-                let outcomes = self.inference.as_mut().expect("checked by act").pass(*color);
+                let outcomes = self
+                    .inference
+                    .as_mut()
+                    .expect("checked by act")
+                    .pass(*color);
                 let now = self.now;
                 self.write_outcomes(&outcomes, now, 1.0, None, None, on_line)?;
                 Ok(format!("pass entered for {}", color_name(*color)))
@@ -1004,7 +1008,12 @@ impl Session {
                 let Some((number, color, Move::Play(was))) = self.last_move() else {
                     return refuse("the last move is no stone to move elsewhere".into());
                 };
-                let board = self.inference.as_ref().expect("checked by act").position().board();
+                let board = self
+                    .inference
+                    .as_ref()
+                    .expect("checked by act")
+                    .position()
+                    .board();
                 if !board.contains(*point) {
                     return refuse(format!("{} is off the board", point.to_sgf()));
                 }

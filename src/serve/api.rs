@@ -2,7 +2,7 @@
 //! live updates (server-sent events), the record downloads and the referee's actions.
 
 use super::event_file::check_board_name;
-use super::hall::{Board, Hall, Refused, now_ms};
+use super::hall::{Board, Hall, Push, Refused, now_ms};
 use crate::games::Color;
 use crate::games::go::scoring::Counting;
 use crate::recorder::{Action, point_from_sgf};
@@ -92,7 +92,9 @@ fn page(html: &'static str) -> Response {
     // The pages are fixed: scripts from this server only, nothing framed elsewhere but OBS.
     response.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:"),
+        HeaderValue::from_static(
+            "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+        ),
     );
     response
 }
@@ -124,7 +126,11 @@ async fn referee() -> Response {
 }
 
 async fn script(text: &'static str) -> Response {
-    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], text).into_response()
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        text,
+    )
+        .into_response()
 }
 
 async fn openapi() -> Response {
@@ -240,7 +246,11 @@ fn parse_action(body: &ActionBody, size: usize) -> Result<Action, ApiError> {
     let point = |text: &str| {
         point_from_sgf(text)
             .filter(|p| (p.row as usize) < size && (p.col as usize) < size)
-            .ok_or_else(|| bad(format!("point {text:?}: expected two SGF letters on a {size}×{size} board, like \"dd\"")))
+            .ok_or_else(|| {
+                bad(format!(
+                    "point {text:?}: expected two SGF letters on a {size}×{size} board, like \"dd\""
+                ))
+            })
     };
     let flag_id = || {
         body.flag_id
@@ -269,7 +279,9 @@ fn parse_action(body: &ActionBody, size: usize) -> Result<Action, ApiError> {
                 None | Some("thai") => Counting::Thai,
                 Some("area") => Counting::Area,
                 Some(other) => {
-                    return Err(bad(format!("counting {other:?}: expected \"thai\" or \"area\"")));
+                    return Err(bad(format!(
+                        "counting {other:?}: expected \"thai\" or \"area\""
+                    )));
                 }
             },
         },
@@ -301,8 +313,12 @@ async fn act(
             "an action is at most 16 KiB of JSON".into(),
         ));
     }
-    let body: ActionBody = serde_json::from_slice(&body)
-        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("the action is not valid JSON of the documented shape: {e}")))?;
+    let body: ActionBody = serde_json::from_slice(&body).map_err(|e| {
+        ApiError(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("the action is not valid JSON of the documented shape: {e}"),
+        )
+    })?;
     let by = body.by.trim();
     if by.is_empty() || by.chars().count() > 64 || by.chars().any(char::is_control) {
         return Err(ApiError(
@@ -347,7 +363,11 @@ async fn sgf(State(hall): State<Arc<Hall>>, Path(name): Path<String>) -> Answer 
     let board = find(&hall, &name)?;
     let bytes = std::fs::read(board.dir.join("game.sgf"))
         .map_err(|_| missing(format!("board {name} has no record yet")))?;
-    Ok(download(bytes, "application/x-go-sgf", format!("{name}.sgf")))
+    Ok(download(
+        bytes,
+        "application/x-go-sgf",
+        format!("{name}.sgf"),
+    ))
 }
 
 async fn evidence(
@@ -385,7 +405,11 @@ async fn bundle(State(hall): State<Arc<Hall>>, Path(name): Path<String>) -> Answ
         .await
         .map_err(|e| internal(e.to_string()))?
         .map_err(|e| internal(format!("cannot pack the record: {e}")))?;
-    Ok(download(bytes, "application/zip", format!("{name}-evidence.zip")))
+    Ok(download(
+        bytes,
+        "application/zip",
+        format!("{name}-evidence.zip"),
+    ))
 }
 
 fn zip_record(dir: &std::path::Path) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
@@ -436,23 +460,28 @@ async fn stream(State(hall): State<Arc<Hall>>, Query(query): Query<StreamQuery>)
     }
     let only = query.board;
     let counter = Arc::clone(&hall);
-    let updates = BroadcastStream::new(hall.subscribe()).filter_map(move |update| match update {
-        Ok(update) => {
-            if only.as_ref().is_some_and(|b| *b != update.board) {
-                return None;
+    let updates = BroadcastStream::new(hall.subscribe())
+        .take_while(|push| !matches!(push, Ok(Push::Closing)))
+        .filter_map(move |push| match push {
+            Ok(Push::Closing) => None,
+            Ok(Push::Update(update)) => {
+                if only.as_ref().is_some_and(|b| *b != update.board) {
+                    return None;
+                }
+                let data = serde_json::to_string(&*update).unwrap_or_default();
+                Some(Ok::<_, Infallible>(
+                    SseEvent::default().event("update").data(data),
+                ))
             }
-            let data = serde_json::to_string(&*update).unwrap_or_default();
-            Some(Ok::<_, Infallible>(SseEvent::default().event("update").data(data)))
-        }
-        Err(BroadcastStreamRecvError::Lagged(count)) => {
-            counter
-                .missed
-                .fetch_add(count, std::sync::atomic::Ordering::Relaxed);
-            Some(Ok(SseEvent::default()
-                .event("missed")
-                .data(json!({ "missed": count, "server_ms": now_ms() }).to_string())))
-        }
-    });
+            Err(BroadcastStreamRecvError::Lagged(count)) => {
+                counter
+                    .missed
+                    .fetch_add(count, std::sync::atomic::Ordering::Relaxed);
+                Some(Ok(SseEvent::default().event("missed").data(
+                    json!({ "missed": count, "server_ms": now_ms() }).to_string(),
+                )))
+            }
+        });
     let hello = tokio_stream::once(Ok(SseEvent::default()
         .event("hello")
         .data(json!({ "server_ms": now_ms() }).to_string())));
@@ -516,11 +545,20 @@ mod tests {
             Action::Pass(Color::White)
         );
         assert_eq!(
-            parse_action(&body(r#"{"action":"replace-last-move","by":"r","point":"cd"}"#), 9)
-                .unwrap(),
+            parse_action(
+                &body(r#"{"action":"replace-last-move","by":"r","point":"cd"}"#),
+                9
+            )
+            .unwrap(),
             Action::ReplaceLastMove(crate::games::go::Point::new(3, 2))
         );
-        assert!(parse_action(&body(r#"{"action":"replace-last-move","by":"r","point":"jj"}"#), 9).is_err());
+        assert!(
+            parse_action(
+                &body(r#"{"action":"replace-last-move","by":"r","point":"jj"}"#),
+                9
+            )
+            .is_err()
+        );
         assert!(parse_action(&body(r#"{"action":"resolve","by":"r"}"#), 9).is_err());
         assert!(parse_action(&body(r#"{"action":"pass","by":"r","color":"red"}"#), 9).is_err());
         assert!(parse_action(&body(r#"{"action":"fly","by":"r"}"#), 9).is_err());

@@ -67,7 +67,10 @@ impl GameKind {
 pub fn check_board_name(name: &str) -> Result<(), String> {
     let valid = !name.is_empty()
         && name.len() <= 32
-        && name.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
@@ -85,7 +88,8 @@ impl EventFile {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("event file {}: {e}", path.display()))?;
         let file: EventFile = if path.extension().is_some_and(|e| e == "json") {
-            serde_json::from_str(&text).map_err(|e| format!("event file {}: {e}", path.display()))?
+            serde_json::from_str(&text)
+                .map_err(|e| format!("event file {}: {e}", path.display()))?
         } else {
             toml::from_str(&text).map_err(|e| format!("event file {}: {e}", path.display()))?
         };

@@ -129,7 +129,9 @@ impl Replayed {
             0 => self
                 .events
                 .iter()
-                .rposition(|e| note(e) == Some("game-start") || note(e) == Some("joined-in-progress"))
+                .rposition(|e| {
+                    note(e) == Some("game-start") || note(e) == Some("joined-in-progress")
+                })
                 .map(|i| self.events[i].seq),
             n => Some(self.moves[n - 1].2),
         };

@@ -50,6 +50,14 @@ pub struct BoardView {
     pub result: Option<String>,
 }
 
+/// What goes to every listening page.
+#[derive(Clone, Debug)]
+pub enum Push {
+    Update(Arc<Update>),
+    /// The server is stopping: streams end so the connections close.
+    Closing,
+}
+
 /// One push to the pages: an event and the board as it stands after it.
 #[derive(Clone, Debug, Serialize)]
 pub struct Update {
@@ -85,7 +93,7 @@ pub struct Hall {
     pub token: String,
     store: Mutex<Store>,
     boards: BTreeMap<String, Arc<Board>>,
-    updates: broadcast::Sender<Arc<Update>>,
+    updates: broadcast::Sender<Push>,
     stop: Arc<AtomicBool>,
     /// Updates a page missed because it fell too far behind.
     pub missed: AtomicU64,
@@ -240,9 +248,8 @@ impl Hall {
                     match outcome {
                         Ok(summary) => {
                             inner.status = Status::Finished;
-                            inner.message = summary
-                                .broken
-                                .map(|why| format!("the source broke: {why}"));
+                            inner.message =
+                                summary.broken.map(|why| format!("the source broke: {why}"));
                         }
                         Err(error) => {
                             inner.status = Status::Failed;
@@ -261,7 +268,12 @@ impl Hall {
     /// Ends every recorder (each writes its session end) and waits for them.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
-        let handles: Vec<_> = self.recorders.lock().expect("recorders").drain(..).collect();
+        let handles: Vec<_> = self
+            .recorders
+            .lock()
+            .expect("recorders")
+            .drain(..)
+            .collect();
         for handle in handles {
             let _ = handle.join();
         }
@@ -279,8 +291,13 @@ impl Hall {
         self.store.lock().expect("store").actions(board)
     }
 
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Update>> {
+    pub fn subscribe(&self) -> broadcast::Receiver<Push> {
         self.updates.subscribe()
+    }
+
+    /// Ends every page's stream, so that a stopping server is not held open by them.
+    pub fn close_streams(&self) {
+        let _ = self.updates.send(Push::Closing);
     }
 
     pub fn listeners(&self) -> usize {
@@ -290,7 +307,11 @@ impl Hall {
     /// A new event of `board`: stored, the view recomputed, pushed to the pages.
     fn ingest(&self, board: &Board, event: Event) {
         let mut inner = board.lock();
-        if inner.events.last().is_some_and(|last| last.seq >= event.seq) {
+        if inner
+            .events
+            .last()
+            .is_some_and(|last| last.seq >= event.seq)
+        {
             return;
         }
         inner.events.push(event.clone());
@@ -320,7 +341,7 @@ impl Hall {
             event,
             view: (*view).clone(),
         };
-        let _ = self.updates.send(Arc::new(update));
+        let _ = self.updates.send(Push::Update(Arc::new(update)));
     }
 
     /// Takes a referee's action on a board: through its recorder while it runs, on the
@@ -385,7 +406,12 @@ impl Hall {
         }
     }
 
-    fn act_on_record(&self, board: &Arc<Board>, action: &Action, by: &str) -> Result<String, Refused> {
+    fn act_on_record(
+        &self,
+        board: &Arc<Board>,
+        action: &Action,
+        by: &str,
+    ) -> Result<String, Refused> {
         let _one_at_a_time = board.acting.lock().expect("acting");
         // A recorder that just refused the channel may still be writing its last events.
         let deadline = std::time::Instant::now() + ACTION_WAIT;

@@ -93,7 +93,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
             );
         }
         axum::serve(listener, api::router(Arc::clone(&hall)))
-            .with_graceful_shutdown(shutdown())
+            .with_graceful_shutdown(shutdown(Arc::clone(&hall)))
             .await?;
         Ok::<_, ServeError>(())
     })?;
@@ -106,7 +106,13 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     Ok(())
 }
 
-async fn shutdown() {
+async fn shutdown(hall: Arc<Hall>) {
+    stop_signal().await;
+    eprintln!("kradan serve: stopping; each recorder ends its session");
+    hall.close_streams();
+}
+
+async fn stop_signal() {
     let interrupt = tokio::signal::ctrl_c();
     let mut terminate =
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
@@ -120,7 +126,6 @@ async fn shutdown() {
         _ = interrupt => {}
         _ = terminate.recv() => {}
     }
-    eprintln!("kradan serve: stopping; each recorder ends its session");
 }
 
 /// 128 bits from the kernel's generator, as hex.
@@ -129,6 +134,10 @@ fn made_up_token() -> Result<String, ServeError> {
     let mut bytes = [0u8; 16];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| ServeError::Bad(format!("cannot make a token (/dev/urandom: {e}); give one with --token")))?;
+        .map_err(|e| {
+            ServeError::Bad(format!(
+                "cannot make a token (/dev/urandom: {e}); give one with --token"
+            ))
+        })?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }

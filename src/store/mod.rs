@@ -208,9 +208,8 @@ impl Store {
         let mut events = Vec::new();
         for body in bodies {
             let body = body.map_err(self.fail())?;
-            events.push(
-                serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            );
+            events
+                .push(serde_json::from_str(&body).map_err(|e| StoreError::Corrupt(e.to_string()))?);
         }
         Ok(events)
     }
