@@ -65,7 +65,12 @@ async fn browser(profile: &Path) -> (Client, Driver) {
 }
 
 /// Evaluates `script` (returning a value) until `done` holds, or panics after `seconds`.
-async fn until(client: &Client, script: &str, seconds: u64, done: impl Fn(&Value) -> bool) -> Value {
+async fn until(
+    client: &Client,
+    script: &str,
+    seconds: u64,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     let deadline = Instant::now() + Duration::from_secs(seconds);
     loop {
         let value = client.execute(script, vec![]).await.unwrap();
@@ -79,7 +84,9 @@ async fn until(client: &Client, script: &str, seconds: u64, done: impl Fn(&Value
 
 async fn screenshot(client: &Client, name: &str) {
     let png = client.screenshot().await.unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs")
+        .join(name);
     std::fs::write(&path, png).unwrap();
     eprintln!("screenshot: {}", path.display());
 }
@@ -95,7 +102,9 @@ fn number(value: &Value) -> u64 {
 #[test]
 fn the_overlay_follows_the_game_and_the_referee_desk_steps_and_resolves() {
     if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-        eprintln!("skipped: {CHROMIUM} or {CHROMEDRIVER} is absent (apt-get install chromium chromium-driver)");
+        eprintln!(
+            "skipped: {CHROMIUM} or {CHROMEDRIVER} is absent (apt-get install chromium chromium-driver)"
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -103,7 +112,10 @@ fn the_overlay_follows_the_game_and_the_referee_desk_steps_and_resolves() {
     let nineteen = format!("play:{}", sample("go/clip-19x19-opening/footage.mp4"));
     let event = event_file(
         dir.path(),
-        &[("table-9", "go", &nine, Some(9)), ("table-19", "go", &nineteen, None)],
+        &[
+            ("table-9", "go", &nine, Some(9)),
+            ("table-19", "go", &nineteen, None),
+        ],
     );
     let server = Server::start(&dir.path().join("data"), Some(&event));
     let runtime = tokio::runtime::Runtime::new().unwrap();

@@ -37,7 +37,7 @@ fn a_hall_is_recorded_served_checked_and_survives_a_restart() {
             .expect("an update within a minute of footage");
         assert_eq!(update["board"], "table-1");
         seqs.push(update["seq"].as_u64().unwrap());
-        latencies.push(received.saturating_sub(update["server_ms"].as_u64().unwrap()));
+        latencies.push(received.saturating_sub(update["synced_ms"].as_u64().unwrap()));
         if update["event"]["kind"] == "move" {
             moves_seen += 1;
             assert_eq!(
@@ -56,7 +56,7 @@ fn a_hall_is_recorded_served_checked_and_survives_a_restart() {
     );
     latencies.sort_unstable();
     eprintln!(
-        "push latency (server has the synced event -> this client), ms: median {} max {} over {}",
+        "push latency (event synced to disk -> this client), ms: median {} max {} over {}",
         latencies[latencies.len() / 2],
         latencies[latencies.len() - 1],
         latencies.len()

@@ -55,6 +55,7 @@ pub fn router(hall: Arc<Hall>) -> Router {
 }
 
 /// A 4xx or 5xx answer, always JSON with the reason.
+#[derive(Debug)]
 pub struct ApiError(StatusCode, String);
 
 impl IntoResponse for ApiError {

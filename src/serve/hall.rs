@@ -63,7 +63,9 @@ pub enum Push {
 pub struct Update {
     pub board: String,
     pub seq: u64,
-    /// When the server had it, the event synced (milliseconds since 1970).
+    /// When the recorder handed it over, synced to disk (milliseconds since 1970).
+    pub synced_ms: u64,
+    /// When it was stored and sent to the pages.
     pub server_ms: u64,
     pub event: Event,
     pub view: BoardView,
@@ -306,6 +308,7 @@ impl Hall {
 
     /// A new event of `board`: stored, the view recomputed, pushed to the pages.
     fn ingest(&self, board: &Board, event: Event) {
+        let synced_ms = now_ms();
         let mut inner = board.lock();
         if inner
             .events
@@ -337,6 +340,7 @@ impl Hall {
         let update = Update {
             board: board.name.clone(),
             seq: event.seq,
+            synced_ms,
             server_ms: now_ms(),
             event,
             view: (*view).clone(),
