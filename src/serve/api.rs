@@ -465,11 +465,11 @@ async fn stream(State(hall): State<Arc<Hall>>, Query(query): Query<StreamQuery>)
         .take_while(|push| !matches!(push, Ok(Push::Closing)))
         .filter_map(move |push| match push {
             Ok(Push::Closing) => None,
-            Ok(Push::Update(update)) => {
-                if only.as_ref().is_some_and(|b| *b != update.board) {
+            Ok(Push::Update { board, json }) => {
+                if only.as_ref().is_some_and(|b| *b != board) {
                     return None;
                 }
-                let data = serde_json::to_string(&*update).unwrap_or_default();
+                let data: &str = &json;
                 Some(Ok::<_, Infallible>(
                     SseEvent::default().event("update").data(data),
                 ))

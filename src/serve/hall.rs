@@ -53,7 +53,8 @@ pub struct BoardView {
 /// What goes to every listening page.
 #[derive(Clone, Debug)]
 pub enum Push {
-    Update(Arc<Update>),
+    /// The board it is about, and the [`Update`] as JSON, made once for every listener.
+    Update { board: String, json: Arc<str> },
     /// The server is stopping: streams end so the connections close.
     Closing,
 }
@@ -209,6 +210,19 @@ impl Hall {
             let Some(board) = self.boards.get(&spec.name).cloned() else {
                 continue;
             };
+            let recorded = board.dir.join(crate::record::events::EVENTS_FILE).exists();
+            if recorded && !is_live(&spec.source) {
+                // Footage plays from its start again: recording it once more over the
+                // record would read a board emptied back to the opening as stones lifted.
+                board.lock().message = Some(format!(
+                    "already recorded from {}; remove {} to record it again",
+                    spec.source,
+                    board.dir.display()
+                ));
+                let replayed = board.replayed();
+                board.refresh_view(&replayed);
+                continue;
+            }
             let (sender, receiver) = mpsc::channel();
             {
                 let mut inner = board.lock();
@@ -225,7 +239,7 @@ impl Hall {
             if let Some(rate) = spec.rate {
                 options.rate = rate;
             }
-            options.resume = board.dir.join(crate::record::events::EVENTS_FILE).exists();
+            options.resume = recorded;
             let hall = Arc::clone(self);
             let stop = Arc::clone(&self.stop);
             let handle = std::thread::Builder::new()
@@ -345,7 +359,11 @@ impl Hall {
             event,
             view: (*view).clone(),
         };
-        let _ = self.updates.send(Push::Update(Arc::new(update)));
+        let json = serde_json::to_string(&update).unwrap_or_default();
+        let _ = self.updates.send(Push::Update {
+            board: update.board,
+            json: json.into(),
+        });
     }
 
     /// Takes a referee's action on a board: through its recorder while it runs, on the
@@ -508,6 +526,12 @@ fn empty_view() -> BoardView {
         open_flags: Vec::new(),
         result: None,
     }
+}
+
+/// A camera or a stream, which a restarted server continues; footage (`play:`, files,
+/// folders) is recorded once.
+fn is_live(source: &str) -> bool {
+    source.starts_with("camera:") || source.contains("://")
 }
 
 /// The events of a record folder, as far as they can be read.
