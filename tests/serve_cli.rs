@@ -224,7 +224,57 @@ fn a_hall_is_recorded_served_checked_and_survives_a_restart() {
         2
     );
 
-    // An action on a finished record continues its chain.
+    // Actions on a finished record continue its chain: a misread move put where it was
+    // played, passes (one out of turn raises a flag), the flag dismissed, the count.
+    let rows: Vec<String> = view["now"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
+    let empty = (0..9)
+        .flat_map(|r| (0..9).map(move |c| (r, c)))
+        .find(|&(r, c)| rows[r].as_bytes()[c] == b'.')
+        .unwrap();
+    let point = format!(
+        "{}{}",
+        (b'a' + empty.1 as u8) as char,
+        (b'a' + empty.0 as u8) as char
+    );
+    let (status, reply) = server.act_as_referee(
+        "table-1",
+        &format!(r#"{{"action":"replace-last-move","by":"Anan","point":"{point}"}}"#),
+    );
+    assert_eq!(status, 200, "{reply}");
+    let view = server.json("/api/boards/table-1");
+    assert_eq!(view["now"]["last_move"]["point"], point.as_str());
+    assert_eq!(moves(&view), moves(&view_before));
+    let (_, sgf) = server.get("/api/boards/table-1/record.sgf");
+    assert!(sgf.contains(&format!("[{point}]")), "{sgf}");
+    let to_move = view["now"]["to_move"].as_str().unwrap().to_string();
+    let other = if to_move == "black" { "white" } else { "black" };
+    for _ in 0..2 {
+        let (status, reply) = server.act_as_referee(
+            "table-1",
+            &format!(r#"{{"action":"pass","by":"Anan","color":"{to_move}"}}"#),
+        );
+        assert_eq!(status, 200, "{reply}");
+    }
+    let view = server.json("/api/boards/table-1");
+    assert_eq!(moves(&view), moves(&view_before) + 2);
+    assert_eq!(view["now"]["to_move"], other);
+    let flag = &view["open_flags"][0];
+    assert_eq!(flag["flag"], "double-move", "{view}");
+    let dismiss = format!(
+        r#"{{"action":"dismiss","by":"Anan","flag_id":{},"note":"entered twice by mistake"}}"#,
+        flag["flag_id"]
+    );
+    let (status, reply) = server.act_as_referee("table-1", &dismiss);
+    assert_eq!(status, 200, "{reply}");
+    let view = server.json("/api/boards/table-1");
+    assert!(view["open_flags"].as_array().unwrap().is_empty(), "{view}");
+    let (status, reply) = server.act_as_referee("table-1", &dismiss);
+    assert_eq!(status, 409, "closed once: {reply}");
     let (status, reply) =
         server.act_as_referee("table-1", r#"{"action":"dead","by":"Anan","points":[]}"#);
     assert_eq!(status, 200, "{reply}");
