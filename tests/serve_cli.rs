@@ -343,3 +343,82 @@ fn cameras_says_when_there_is_none() {
     assert!(message.contains("no camera"), "{message}");
     assert!(message.contains("v4l2-ctl --list-devices"), "{message}");
 }
+
+/// A small version of `examples/serve_load.rs`: two boards, twenty listeners, none of
+/// them missing an update; and a board whose camera is absent fails alone.
+#[test]
+fn many_listeners_miss_no_update_and_an_absent_camera_fails_its_board_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = clip_9x9();
+    let event = event_file(
+        dir.path(),
+        &[
+            ("a", "go", &clip, Some(9)),
+            ("b", "go", &clip, Some(9)),
+            ("c", "go", "camera:99", None),
+        ],
+    );
+    let server = Server::start(&dir.path().join("data"), Some(&event));
+    let listeners: Vec<_> = (0..20)
+        .map(|i| {
+            let query = if i % 4 == 0 {
+                String::new()
+            } else {
+                format!("?board={}", ["a", "b"][i % 2])
+            };
+            (query.clone(), server.listen(&query))
+        })
+        .collect();
+    for board in ["a", "b"] {
+        server.wait_for(board, 60, |view| moves(view) >= 3);
+    }
+    let failed = server.wait_for("c", 30, |view| view["status"] == "failed");
+    assert!(
+        failed["message"].as_str().unwrap().contains("no camera"),
+        "{failed}"
+    );
+    let listed: Vec<Vec<u64>> = ["a", "b"]
+        .iter()
+        .map(|b| {
+            server.json(&format!("/api/boards/{b}/events"))["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["seq"].as_u64().unwrap())
+                .collect()
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    for (query, updates) in listeners {
+        let got: Vec<(String, u64)> = updates
+            .try_iter()
+            .map(|(u, _)| {
+                (
+                    u["board"].as_str().unwrap().to_string(),
+                    u["seq"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        for (index, board) in ["a", "b"].iter().enumerate() {
+            if !query.is_empty() && !query.ends_with(board) {
+                continue;
+            }
+            let seqs: Vec<u64> = got
+                .iter()
+                .filter(|(b, _)| b == board)
+                .map(|(_, s)| *s)
+                .collect();
+            let first = *seqs.first().expect("updates of the board");
+            let expected: Vec<u64> = listed[index]
+                .iter()
+                .copied()
+                .filter(|&s| s >= first)
+                .collect();
+            assert!(
+                seqs.starts_with(&expected),
+                "listener {query:?}, board {board}: had {seqs:?}, the chain {expected:?}"
+            );
+        }
+    }
+    assert_eq!(server.json("/api/stats")["missed"], 0);
+}
