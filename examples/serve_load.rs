@@ -10,11 +10,13 @@
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+#[path = "../tests/serve_support/sse.rs"]
+mod sse;
 
 const TOKEN: &str = "load-test-token";
 
@@ -242,29 +244,18 @@ fn listen(
     let Ok(response) = agent.get(url).call() else {
         return;
     };
-    let reader = BufReader::new(response.into_body().into_reader());
-    let mut name = String::new();
-    for line in reader.lines() {
-        let Ok(line) = line else { return };
-        if let Some(event) = line.strip_prefix("event: ") {
-            name = event.to_string();
-            continue;
-        }
-        let Some(data) = line.strip_prefix("data: ") else {
-            continue;
-        };
+    sse::read_events(response.into_body().into_reader(), |name, data| {
         let received_ms = now_ms();
-        if name == "missed" {
-            if let Ok(mut m) = missed.lock() {
-                *m += 1;
-            }
-            continue;
+        if name == "missed"
+            && let Ok(mut m) = missed.lock()
+        {
+            *m += 1;
         }
         if name != "update" {
-            continue;
+            return true;
         }
         let Ok(update) = serde_json::from_str::<Value>(data) else {
-            continue;
+            return true;
         };
         let entry = Received {
             board: update["board"].as_str().unwrap_or_default().to_string(),
@@ -273,10 +264,11 @@ fn listen(
             committed_ms: update["synced_ms"].as_u64(),
             received_ms,
         };
-        if let Ok(mut all) = received.lock() {
-            all[client].push(entry);
-        }
-    }
+        received
+            .lock()
+            .map(|mut all| all[client].push(entry))
+            .is_ok()
+    });
 }
 
 fn get_json(agent: &ureq::Agent, url: &str) -> Option<Value> {

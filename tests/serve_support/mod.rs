@@ -2,8 +2,9 @@
 //! talks HTTP and server-sent events to it.
 #![allow(dead_code)]
 
+pub mod sse;
+
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -137,21 +138,13 @@ impl Server {
             let Ok(response) = agent().get(url).call() else {
                 return;
             };
-            let reader = BufReader::new(response.into_body().into_reader());
-            let mut name = String::new();
-            for line in reader.lines() {
-                let Ok(line) = line else { return };
-                if let Some(event) = line.strip_prefix("event: ") {
-                    name = event.to_string();
-                } else if let Some(data) = line.strip_prefix("data: ")
-                    && name == "update"
-                {
-                    let value: Value = serde_json::from_str(data).unwrap();
-                    if sender.send((value, now_ms())).is_err() {
-                        return;
-                    }
+            sse::read_events(response.into_body().into_reader(), |name, data| {
+                if name != "update" {
+                    return true;
                 }
-            }
+                let value: Value = serde_json::from_str(data).unwrap();
+                sender.send((value, now_ms())).is_ok()
+            });
         });
         receiver
     }
