@@ -101,8 +101,10 @@ pub struct CameraListing {
     pub index: u32,
     pub device: String,
     pub name: String,
-    /// `WIDTHxHEIGHT FORMAT @FPS`, or why they could not be read.
-    pub formats: Result<Vec<String>, String>,
+    /// `WIDTHxHEIGHT FORMAT @FPS`.
+    pub formats: Vec<String>,
+    /// Why the formats could not be read, when they could not.
+    pub error: Option<String>,
 }
 
 /// The V4L2 cameras present (every /dev/videoN), each asked through nokhwa for its formats.
@@ -133,13 +135,15 @@ fn list_cameras_in(dev: &Path) -> Result<Vec<CameraListing>, SourceError> {
                     index,
                     device,
                     name,
-                    formats: Ok(formats),
+                    formats,
+                    error: None,
                 },
                 Err(why) => CameraListing {
                     index,
                     device,
                     name: String::new(),
-                    formats: Err(with_hint(why)),
+                    formats: Vec::new(),
+                    error: Some(with_hint(why)),
                 },
             }
         })
@@ -675,7 +679,7 @@ mod tests {
         let listed = list_cameras_in(dev.path()).unwrap();
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].index, 7);
-        assert!(listed[0].formats.is_err(), "{:?}", listed[0]);
+        assert!(listed[0].error.is_some(), "{:?}", listed[0]);
     }
 
     #[test]
