@@ -987,17 +987,17 @@ fn cameras(json: bool) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     for camera in &listed {
-        match &camera.formats {
-            Ok(formats) => {
+        match &camera.error {
+            None => {
                 println!(
                     "camera:{} {} ({})",
                     camera.index, camera.device, camera.name
                 );
-                for format in formats {
+                for format in &camera.formats {
                     println!("    {format}");
                 }
             }
-            Err(why) => println!(
+            Some(why) => println!(
                 "camera:{} {}: cannot be asked for its formats: {why}",
                 camera.index, camera.device
             ),
