@@ -144,6 +144,14 @@ fn the_overlay_follows_the_game_and_the_referee_desk_steps_and_resolves() {
             .await
             .unwrap();
         assert_eq!(pushed[0], true, "updated in place, not reloaded");
+        let delays = client
+            .execute(
+                "return window.kradanUpdates.map(u => u.received_ms - u.synced_ms)",
+                vec![],
+            )
+            .await
+            .unwrap();
+        eprintln!("overlay: event synced to disk -> page has it, ms: {delays}");
         assert!(pushed[1].as_u64().unwrap() >= 1, "{pushed}");
         let view = server.json("/api/boards/table-9");
         let stones: usize = view["now"]["rows"]

@@ -36,7 +36,7 @@ async function start() {
   const source = new EventSource(`/api/stream?board=${encodeURIComponent(boardName)}`);
   source.addEventListener("update", (message) => {
     const update = JSON.parse(message.data);
-    window.kradanUpdates.push({ seq: update.seq, kind: update.event.kind, server_ms: update.server_ms, received_ms: Date.now() });
+    window.kradanUpdates.push({ seq: update.seq, kind: update.event.kind, synced_ms: update.synced_ms, received_ms: Date.now() });
     render(update.view);
   });
   source.addEventListener("missed", () => location.reload());
