@@ -1,7 +1,7 @@
 # The two commands a newcomer needs (see README.md): `make demo` and `make test`.
 # Both install what is missing first, so they work on a fresh Debian machine.
 
-APT_PACKAGES := clang libclang-dev libopencv-dev libopencv-contrib-dev pkg-config gnugo fairy-stockfish
+APT_PACKAGES := clang libclang-dev libopencv-dev libopencv-contrib-dev pkg-config gnugo fairy-stockfish chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO ?= cargo
 

@@ -16,5 +16,7 @@ pub mod record;
 pub mod recorder;
 pub mod render;
 pub mod replay;
+pub mod serve;
 pub mod source;
+pub mod store;
 pub mod track;

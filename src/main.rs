@@ -275,6 +275,36 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List the cameras (V4L2, through nokhwa) with the picture formats each offers; each
+    /// is a record source as camera:N.
+    ///
+    /// Exit status: 0 listed, 2 no camera on this machine.
+    Cameras {
+        /// Print the list as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record the boards of an event file live and serve them: a broadcast overlay per
+    /// board (/overlay/BOARD), the referee desk (/referee), JSON at /api (docs/serve.md).
+    ///
+    /// Exit status: 0 stopped by Ctrl-C or SIGTERM, 2 bad input (event file, token,
+    /// address in use), 4 the server failed.
+    Serve {
+        /// Address to listen on; only this machine unless told otherwise.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: std::net::SocketAddr,
+        /// The boards (TOML or JSON): name, game, source, size, players. None: an empty hall
+        /// serving the games already stored.
+        #[arg(long)]
+        event: Option<PathBuf>,
+        /// Where the games are stored (SQLite) beside each board's record folder.
+        #[arg(long, default_value = "kradan-serve")]
+        data: PathBuf,
+        /// The referee's token for actions (Authorization: Bearer TOKEN); made up and
+        /// printed when not given. Also read from KRADAN_TOKEN.
+        #[arg(long, env = "KRADAN_TOKEN")]
+        token: Option<String>,
+    },
 }
 
 const EXIT_ILLEGAL: u8 = 1;
@@ -408,6 +438,24 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Verify { dir, json } => verify(&dir, json),
+        Command::Cameras { json } => cameras(json),
+        Command::Serve {
+            listen,
+            event,
+            data,
+            token,
+        } => match kradan::serve::serve(kradan::serve::ServeOptions {
+            listen,
+            event,
+            data,
+            token,
+        }) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("kradan serve: {error}");
+                ExitCode::from(error.exit_code())
+            }
+        },
         Command::Record {
             source,
             out,
@@ -921,4 +969,39 @@ fn verify(dir: &Path, json: bool) -> ExitCode {
     } else {
         ExitCode::from(EXIT_ILLEGAL)
     }
+}
+
+fn cameras(json: bool) -> ExitCode {
+    let listed = match kradan::source::camera::list_cameras() {
+        Ok(listed) => listed,
+        Err(error) => {
+            eprintln!("kradan cameras: {error}");
+            return ExitCode::from(EXIT_UNREADABLE);
+        }
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&listed).unwrap_or_default()
+        );
+        return ExitCode::SUCCESS;
+    }
+    for camera in &listed {
+        match &camera.error {
+            None => {
+                println!(
+                    "camera:{} {} ({})",
+                    camera.index, camera.device, camera.name
+                );
+                for format in &camera.formats {
+                    println!("    {format}");
+                }
+            }
+            Some(why) => println!(
+                "camera:{} {}: cannot be asked for its formats: {why}",
+                camera.index, camera.device
+            ),
+        }
+    }
+    ExitCode::SUCCESS
 }

@@ -180,6 +180,20 @@ impl GoInference {
         &self.discrepancies
     }
 
+    /// A referee closed flag `id`: the differences it was raised for stay known (they are
+    /// not read as new changes) but are no longer under that flag, so the board putting
+    /// them right later raises no second resolution. Whether the flag was known is returned.
+    pub fn settle_flag(&mut self, id: u32) -> bool {
+        let mut known = false;
+        for discrepancy in self.discrepancies.values_mut() {
+            if discrepancy.flag.is_some_and(|(flag, _)| flag == id) {
+                discrepancy.flag = None;
+                known = true;
+            }
+        }
+        known
+    }
+
     /// Moves played so far (passes counted).
     pub fn moves_played(&self) -> usize {
         self.position.moves_played()

@@ -8,8 +8,11 @@
 //! decision is on disk before the next frame is looked at, so a crash loses nothing
 //! already decided, and `--resume` continues the same record.
 
+mod actions;
 pub mod evidence;
 mod sgf_view;
+
+pub use actions::{Action, ActionRequest, Corrections, apply_action, point_from_sgf};
 
 use crate::games::Color;
 use crate::games::go::scoring::{self, Counting};
@@ -25,9 +28,11 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 use serde_json::{Map, Value, json};
 use sgf_view::SgfView;
+use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
 /// Analyses per second of source time: a hand is over the board for a second or more, and
@@ -178,6 +183,38 @@ pub fn record(
     options: &RecordOptions,
     on_line: &mut dyn FnMut(&str),
 ) -> Result<Summary, RecorderError> {
+    record_with(
+        options,
+        Hooks {
+            on_line,
+            on_event: None,
+            actions: None,
+            stop: None,
+        },
+    )
+}
+
+/// What a caller beside the command line (`kradan serve`) attaches to a recording.
+pub struct Hooks<'a> {
+    pub on_line: &'a mut dyn FnMut(&str),
+    /// Called with every event once it is synced to disk.
+    pub on_event: Option<EventHook>,
+    /// A referee's actions, taken between frames.
+    pub actions: Option<mpsc::Receiver<ActionRequest>>,
+    /// Set to end the recording (a camera never ends on its own).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+pub type EventHook = Box<dyn FnMut(&Event) + Send>;
+
+/// Records a game, with a server's hooks.
+pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, RecorderError> {
+    let Hooks {
+        on_line,
+        on_event,
+        actions,
+        stop,
+    } = hooks;
     let started = Instant::now();
     // The locator can fit a smaller grid inside a larger one, so only the sizes Go is
     // played on (TGA 2, WIKI) are accepted.
@@ -218,6 +255,8 @@ pub fn record(
     let stills = kind == SourceKind::Stills;
 
     let mut session = Session::open(options, kind, source.describe(), reader_note)?;
+    session.on_event = on_event;
+    session.publish_last();
     if let Some(time) = session.resume_time {
         source.seek(time)?;
     }
@@ -289,6 +328,12 @@ pub fn record(
     // A frame-by-frame account on stderr, for whoever tunes the tracker.
     let trace = std::env::var_os("KRADAN_TRACE").is_some();
     for received in receiver {
+        if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            break;
+        }
+        if let Some(actions) = &actions {
+            session.take_actions(actions, on_line)?;
+        }
         let mut frame = match received {
             Ok(frame) => frame,
             Err(error) => {
@@ -309,6 +354,7 @@ pub fn record(
         }
         summary.analysed += 1;
         last_time = frame.time;
+        session.now = frame.time;
         if first_image.is_none() && options.size.is_some() {
             first_image = Some(frame.image.clone());
         }
@@ -370,6 +416,9 @@ pub fn record(
         }
         progress.show(frame.index, frame.time, &session);
     }
+    if let Some(actions) = &actions {
+        session.take_actions(actions, on_line)?;
+    }
     let frames = reader_thread.join().unwrap_or(0);
     progress.finish();
     summary.frames = frames;
@@ -411,55 +460,14 @@ pub struct Scored {
 /// Counts a recorded game (TGA 13) with the stones the operator marks dead, and writes
 /// the result into the record: a `note` event in the chain and `RE` in game.sgf.
 pub fn score(dir: &Path, dead: &[Point], counting: Counting) -> Result<Scored, RecorderError> {
-    let options = RecordOptions {
-        resume: true,
-        ..RecordOptions::new(dir.display().to_string(), dir)
-    };
-    let mut session = Session::open(
-        &options,
-        SourceKind::VideoFile,
-        "the operator marks dead stones and counts".into(),
-        None,
-    )?;
-    let Some(inference) = session.inference.as_ref() else {
-        return Err(RecorderError::BadOptions(format!(
-            "{}: the record holds no game yet",
-            dir.display()
-        )));
-    };
-    let position = inference.position().clone();
-    for point in dead {
-        if !position.board().contains(*point) || position.board().get(*point).is_none() {
-            return Err(RecorderError::BadOptions(format!(
-                "--dead {}: no stone stands there in the recorded position",
-                point.to_sgf()
-            )));
-        }
-    }
-    let score = scoring::score(&position, dead, session.komi, counting);
-    let result = score.result();
-    session.sgf.set_result(&result);
-    let event = Event::new(Kind::Note)
-        .with_points(dead.iter().map(|p| cell(*p)))
-        .with_detail("note", "score")
-        .with_detail("result", result.as_str())
-        .with_detail(
-            "counting",
-            serde_json::to_value(counting).unwrap_or_default(),
-        )
-        .with_detail("dead", dead.iter().map(|p| p.to_sgf()).collect::<Vec<_>>())
-        .with_detail("by", "operator")
-        .with_detail("score", serde_json::to_value(&score).unwrap_or_default())
-        .with_detail(
-            "message",
-            format!("counted with the stones the operator marked dead (TGA 13): {result}"),
-        );
-    session.log.append(event)?;
-    session.write_sgf()?;
-    session
-        .log
-        .append(Event::new(Kind::SessionEnd).with_detail("moves", session.moves))?;
-    Ok(Scored { result, score })
+    let mut session = Session::reopen(dir, "the operator marks dead stones and counts")?;
+    let scored = session.count(dead, counting, "operator")?;
+    session.finish_quietly()?;
+    Ok(scored)
+}
+
+fn is_note(event: &Event, note: &str) -> bool {
+    event.kind == Kind::Note && event.detail.get("note").and_then(Value::as_str) == Some(note)
 }
 
 /// Everything written, and the game state it is written from.
@@ -487,6 +495,13 @@ struct Session {
     last_line: String,
     /// Whether the first settled position was looked at for a game already in progress.
     joined_checked: bool,
+    /// Flags a referee or the board closed.
+    closed_flags: BTreeSet<u32>,
+    /// The source time of the frame being looked at, for events without a frame of their own.
+    now: f64,
+    /// Who takes the action being written, named in each of its events.
+    acting: Option<String>,
+    on_event: Option<EventHook>,
 }
 
 impl Session {
@@ -533,28 +548,40 @@ impl Session {
             flag_seqs: Vec::new(),
             last_line: String::new(),
             joined_checked: options.resume,
+            closed_flags: BTreeSet::new(),
+            now: 0.0,
+            acting: None,
+            on_event: None,
         };
         if options.resume {
-            session.restore(options)?;
+            session.restore(options.size)?;
+        }
+        Ok(session)
+    }
+
+    /// Continues a finished record for an operator's or referee's action.
+    fn reopen(dir: &Path, why: &str) -> Result<Session, RecorderError> {
+        let options = RecordOptions {
+            resume: true,
+            ..RecordOptions::new(dir.display().to_string(), dir)
+        };
+        let session = Session::open(&options, SourceKind::VideoFile, why.into(), None)?;
+        if session.inference.is_none() {
+            return Err(RecorderError::BadOptions(format!(
+                "{}: the record holds no game yet",
+                dir.display()
+            )));
         }
         Ok(session)
     }
 
     /// Rebuilds the game from the events of the record being continued.
-    fn restore(&mut self, options: &RecordOptions) -> Result<(), RecorderError> {
-        let text = std::fs::read_to_string(self.out.join(crate::record::events::EVENTS_FILE))
-            .map_err(|source| RecorderError::Write {
-                path: self.out.join(crate::record::events::EVENTS_FILE),
-                source,
-            })?;
-        let events: Vec<Event> = text
-            .lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .collect();
+    fn restore(&mut self, asked_size: Option<usize>) -> Result<(), RecorderError> {
+        let events = self.read_events()?;
         let start = events.iter().find(|e| e.kind == Kind::SessionStart);
         if let Some(start) = start {
             let size = start.detail.get("size").and_then(Value::as_u64);
-            self.size = options.size.or(size.map(|s| s as usize));
+            self.size = asked_size.or(size.map(|s| s as usize));
             self.handicap = start
                 .detail
                 .get("handicap")
@@ -588,6 +615,7 @@ impl Session {
         self.sgf.start(size, self.handicap, &position);
         let mut board = position.board().to_occupancy();
         let mut next_flag_id = 1;
+        let corrections = Corrections::from_events(&events);
         for event in &events {
             if let Some(time) = event.video_time {
                 self.resume_time = Some(self.resume_time.map_or(time, |t: f64| t.max(time)));
@@ -618,13 +646,8 @@ impl Session {
             }
             match event.kind {
                 Kind::Move => {
-                    let Some(color) = event.color else { continue };
-                    let mv = match event.notation.as_deref() {
-                        Some("pass") | None => Move::Pass,
-                        Some(_) => match event.points.first() {
-                            Some(&[row, col]) => Move::Play(Point::new(row as u8, col as u8)),
-                            None => Move::Pass,
-                        },
+                    let Some((color, mv)) = corrections.effective_move(event) else {
+                        continue;
                     };
                     let lost_turn = event.detail.get("lost_turn").and_then(Value::as_bool);
                     let _ = position.play(
@@ -646,6 +669,11 @@ impl Session {
                     }
                     if let Some(text) = event.detail.get("message").and_then(Value::as_str) {
                         self.sgf.add_comment(text);
+                    }
+                }
+                Kind::Resolved => {
+                    if let Some(id) = event.detail.get("flag_id").and_then(Value::as_u64) {
+                        self.closed_flags.insert(id as u32);
                     }
                 }
                 _ => {}
@@ -674,7 +702,7 @@ impl Session {
             "board".into(),
             json!(position.board().to_occupancy().to_text_rows()),
         );
-        self.log.append(event)?;
+        self.append(event)?;
         let infer = InferOptions {
             stills: self.stills,
             ..InferOptions::default()
@@ -740,7 +768,7 @@ impl Session {
             .detail
             .insert("board".into(), json!(board.to_text_rows()));
         event.video_time = self.video_time(settled.since);
-        self.log.append(event)?;
+        self.append(event)?;
         self.inference = Some(GoInference::new(
             position,
             InferOptions {
@@ -752,6 +780,81 @@ impl Session {
         self.write_sgf()
     }
 
+    /// Appends to the chain (synced), then tells the server.
+    fn append(&mut self, mut event: Event) -> Result<(), RecorderError> {
+        if let Some(by) = &self.acting {
+            event.detail.insert("by".into(), by.as_str().into());
+        }
+        let written = self.log.append(event)?;
+        if let Some(on_event) = self.on_event.as_mut() {
+            on_event(written);
+        }
+        Ok(())
+    }
+
+    /// Tells the server of the event the log itself wrote on opening (session start or resume).
+    fn publish_last(&mut self) {
+        if let (Some(on_event), Some(last)) = (self.on_event.as_mut(), self.log.last()) {
+            on_event(last);
+        }
+    }
+
+    /// Closes a session that only took an action.
+    fn finish_quietly(&mut self) -> Result<(), RecorderError> {
+        self.append(Event::new(Kind::SessionEnd).with_detail("moves", self.moves))
+    }
+
+    fn read_events(&self) -> Result<Vec<Event>, RecorderError> {
+        let path = self.out.join(crate::record::events::EVENTS_FILE);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|source| RecorderError::Write { path, source })?;
+        Ok(text
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect())
+    }
+
+    /// Counts the game (TGA 13) with the stones marked dead and writes the result into the
+    /// record: a `note` event in the chain and `RE` in game.sgf.
+    fn count(
+        &mut self,
+        dead: &[Point],
+        counting: Counting,
+        by: &str,
+    ) -> Result<Scored, RecorderError> {
+        let inference = self.inference.as_ref().expect("a game to count");
+        let position = inference.position().clone();
+        for point in dead {
+            if !position.board().contains(*point) || position.board().get(*point).is_none() {
+                return Err(RecorderError::BadOptions(format!(
+                    "dead stone {}: no stone stands there in the recorded position",
+                    point.to_sgf()
+                )));
+            }
+        }
+        let score = scoring::score(&position, dead, self.komi, counting);
+        let result = score.result();
+        self.sgf.set_result(&result);
+        let event = Event::new(Kind::Note)
+            .with_points(dead.iter().map(|p| cell(*p)))
+            .with_detail("note", "score")
+            .with_detail("result", result.as_str())
+            .with_detail(
+                "counting",
+                serde_json::to_value(counting).unwrap_or_default(),
+            )
+            .with_detail("dead", dead.iter().map(|p| p.to_sgf()).collect::<Vec<_>>())
+            .with_detail("by", by)
+            .with_detail("score", serde_json::to_value(&score).unwrap_or_default())
+            .with_detail(
+                "message",
+                format!("counted with the stones marked dead (TGA 13): {result}"),
+            );
+        self.append(event)?;
+        self.write_sgf()?;
+        Ok(Scored { result, score })
+    }
+
     fn video_time(&self, time: f64) -> Option<f64> {
         (!self.live).then_some(time)
     }
@@ -761,7 +864,7 @@ impl Session {
             .with_detail("note", note)
             .with_detail("message", message);
         event.video_time = self.video_time(time);
-        self.log.append(event)?;
+        self.append(event)?;
         Ok(())
     }
 
@@ -815,7 +918,7 @@ impl Session {
             let name = format!("{:06}-board.jpg", self.log.next_seq());
             record = record.with_evidence(self.log.write_evidence(&name, &bytes)?);
         }
-        self.log.append(record)?;
+        self.append(record)?;
         Ok(())
     }
 
@@ -1016,6 +1119,7 @@ impl Session {
                     event
                 }
                 Outcome::Resolved { id, kind, points } => {
+                    self.closed_flags.insert(*id);
                     let mut event = Event::new(Kind::Resolved)
                         .with_points(points.iter().map(|p| cell(*p)))
                         .with_detail("flag", kebab(*kind))
@@ -1056,7 +1160,7 @@ impl Session {
                 self.last_line = line.clone();
                 on_line(&line);
             }
-            self.log.append(event)?;
+            self.append(event)?;
         }
         if play_ended {
             let score = self.count_with_no_dead_stones().expect("game started");
@@ -1069,7 +1173,7 @@ impl Session {
                     "Thai count (TGA 13) with no stones marked dead; mark them with kradan score",
                 );
             event.video_time = self.video_time(time);
-            self.log.append(event)?;
+            self.append(event)?;
         }
         self.write_sgf()
     }
@@ -1147,13 +1251,13 @@ impl Session {
             event
                 .detail
                 .insert("rules_board".into(), json!(summary.final_rows));
-            self.log.append(event)?;
+            self.append(event)?;
         }
         let mut end = Event::new(Kind::SessionEnd)
             .with_detail("moves", self.moves)
             .with_detail("flags", self.flags);
         end.video_time = self.video_time(time);
-        self.log.append(end)?;
+        self.append(end)?;
         summary.moves = self.moves;
         summary.flags = self.flags;
         Ok(())

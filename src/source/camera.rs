@@ -94,6 +94,91 @@ impl Camera {
     }
 }
 
+/// A camera the machine has, with the picture formats it offers.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CameraListing {
+    /// `camera:N` names it as a source.
+    pub index: u32,
+    pub device: String,
+    pub name: String,
+    /// `WIDTHxHEIGHT FORMAT @FPS`.
+    pub formats: Vec<String>,
+    /// Why the formats could not be read, when they could not.
+    pub error: Option<String>,
+}
+
+/// The V4L2 cameras present (every /dev/videoN), each asked through nokhwa for its formats.
+/// None present is an error saying so.
+pub fn list_cameras() -> Result<Vec<CameraListing>, SourceError> {
+    list_cameras_in(Path::new("/dev"))
+}
+
+fn list_cameras_in(dev: &Path) -> Result<Vec<CameraListing>, SourceError> {
+    let present = video_devices(dev);
+    if present.is_empty() {
+        return Err(SourceError::NoCamera(format!(
+            "no camera: {}",
+            no_camera_message(0, &dev.join("video0"), &present)
+                .split_once("; ")
+                .map_or("", |(_, rest)| rest)
+        )));
+    }
+    Ok(present
+        .into_iter()
+        .map(|index| {
+            let device = dev.join(format!("video{index}")).display().to_string();
+            // nokhwa may panic on a driver's nonsense answers; one bad node must not hide the rest.
+            let asked = catch_unwind(|| camera_formats(index))
+                .unwrap_or_else(|_| Err("the driver's answers made nokhwa fail".into()));
+            match asked {
+                Ok((name, formats)) => CameraListing {
+                    index,
+                    device,
+                    name,
+                    formats,
+                    error: None,
+                },
+                Err(why) => CameraListing {
+                    index,
+                    device,
+                    name: String::new(),
+                    formats: Vec::new(),
+                    error: Some(with_hint(why)),
+                },
+            }
+        })
+        .collect())
+}
+
+fn camera_formats(index: u32) -> Result<(String, Vec<String>), String> {
+    let any = RequestedFormat::with_formats(RequestedFormatType::None, FORMATS);
+    let mut camera =
+        nokhwa::Camera::new(CameraIndex::Index(index), any).map_err(|e| e.to_string())?;
+    let mut formats: Vec<CameraFormat> = camera
+        .compatible_camera_formats()
+        .map_err(|e| e.to_string())?;
+    formats.sort_by_key(|f| {
+        (
+            std::cmp::Reverse(f.width() * f.height()),
+            f.format().to_string(),
+            std::cmp::Reverse(f.frame_rate()),
+        )
+    });
+    let described = formats
+        .iter()
+        .map(|f| {
+            format!(
+                "{}x{} {} @{} fps",
+                f.width(),
+                f.height(),
+                f.format(),
+                f.frame_rate()
+            )
+        })
+        .collect();
+    Ok((camera.info().human_name(), described))
+}
+
 fn device_path(index: u32) -> PathBuf {
     PathBuf::from(format!("/dev/video{index}"))
 }
@@ -571,6 +656,30 @@ mod tests {
         let after_drop = *taken.lock().unwrap();
         std::thread::sleep(Duration::from_millis(50));
         assert_eq!(*taken.lock().unwrap(), after_drop);
+    }
+
+    #[test]
+    fn listing_with_no_camera_says_so() {
+        let empty = tempfile::tempdir().unwrap();
+        match list_cameras_in(empty.path()) {
+            Err(SourceError::NoCamera(message)) => {
+                assert!(message.starts_with("no camera: this machine has no /dev/video*"));
+                assert!(message.contains("v4l2-ctl --list-devices"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_node_nokhwa_cannot_query_is_listed_with_why() {
+        // A plain file named like a video node: nokhwa cannot query it, and the listing says
+        // so for that node instead of failing.
+        let dev = tempfile::tempdir().unwrap();
+        std::fs::write(dev.path().join("video7"), b"").unwrap();
+        let listed = list_cameras_in(dev.path()).unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].index, 7);
+        assert!(listed[0].error.is_some(), "{:?}", listed[0]);
     }
 
     #[test]
