@@ -1,0 +1,379 @@
+//! What the Mak-hos and Makruk stages share: the richer input they read (per-square
+//! probabilities, so a legal move can outweigh a square the camera is unsure of), how an
+//! explanation is scored against it, the flags they raise, and the book of squares where
+//! the physical board differs from the rules' position.
+//!
+//! Every candidate explanation (no change, a move, two moves, a move taken back…) says
+//! which states each square may show; its fit is the sum over squares of the log of the
+//! best allowed probability. The stage acts on the best candidate only when it beats the
+//! next by [`CLEAR_MARGIN`] and no square contradicts it outright ([`CONTRADICTED`]):
+//! behind a tall Makruk piece a square may read half empty, half dark, and the legal
+//! moves decide.
+
+use crate::games::{Article, Color, Occupancy, Penalty};
+use std::collections::BTreeMap;
+
+/// A square whose allowed states together have less probability than this contradicts
+/// the explanation: something happened that it does not account for.
+pub const CONTRADICTED: f32 = 0.15;
+
+/// How much better (in natural log units of likelihood) the best explanation must fit
+/// than the next before it is acted on: about twenty times as likely.
+pub const CLEAR_MARGIN: f32 = 3.0;
+
+/// The probability floor, so one impossible-looking square cannot dominate a fit.
+const FLOOR: f32 = 1e-4;
+
+/// A settled position as the tracker saw it, square by square.
+#[derive(Clone, Debug)]
+pub struct Seen8<'a> {
+    /// 64 squares row by row (row 0 the far edge from White), each the probabilities of
+    /// `[empty, dark (Black), light (White)]`.
+    pub squares: &'a [[f32; 3]],
+    /// Source time of the first frame showing it, and now.
+    pub since: f64,
+    pub now: f64,
+    /// Whether a hand (or anything moving) was over the board since the last position
+    /// this stage acted on.
+    pub hand_seen: bool,
+}
+
+impl Seen8<'_> {
+    /// The most probable state of every square.
+    pub fn read(&self) -> Occupancy {
+        let mut occupancy = Occupancy::empty(8, 8);
+        for (index, p) in self.squares.iter().enumerate().take(64) {
+            occupancy.set(index / 8, index % 8, state_color(most_likely(p)));
+        }
+        occupancy
+    }
+}
+
+/// Probabilities for an occupancy read with per-square `confidence` (what `infer::go`'s
+/// `Seen` carries): the read state gets the confidence, the other two share the rest.
+pub fn probabilities(occupancy: &Occupancy, confidence: &[f32]) -> Vec<[f32; 3]> {
+    (0..64)
+        .map(|index| {
+            let (row, col) = (index / 8, index % 8);
+            let sure = confidence.get(index).copied().unwrap_or(1.0).clamp(0.0, 1.0);
+            let mut p = [(1.0 - sure) / 2.0; 3];
+            p[state_index(occupancy.get(row, col))] = sure;
+            p
+        })
+        .collect()
+}
+
+pub(crate) fn state_index(color: Option<Color>) -> usize {
+    match color {
+        None => 0,
+        Some(Color::Black) => 1,
+        Some(Color::White) => 2,
+    }
+}
+
+fn state_color(index: usize) -> Option<Color> {
+    match index {
+        1 => Some(Color::Black),
+        2 => Some(Color::White),
+        _ => None,
+    }
+}
+
+fn most_likely(p: &[f32; 3]) -> usize {
+    (0..3)
+        .max_by(|&a, &b| p[a].total_cmp(&p[b]))
+        .unwrap_or(0)
+}
+
+/// Which states each square may show under one explanation: bit 0 empty, 1 dark, 2 light.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expected([u8; 64]);
+
+impl Expected {
+    pub fn of(occupancy: &Occupancy) -> Expected {
+        let mut masks = [0u8; 64];
+        for (index, mask) in masks.iter_mut().enumerate() {
+            *mask = 1 << state_index(occupancy.get(index / 8, index % 8));
+        }
+        Expected(masks)
+    }
+
+    /// The square may also show `color` (a captured piece not yet lifted, a known
+    /// difference that may be put right at any time).
+    pub fn allow(&mut self, row: usize, col: usize, color: Option<Color>) {
+        self.0[row * 8 + col] |= 1 << state_index(color);
+    }
+
+    /// Log-likelihood of the sighting under this explanation, and whether some square
+    /// contradicts it.
+    pub fn fit(&self, seen: &Seen8) -> (f32, bool) {
+        let mut total = 0.0;
+        let mut contradicted = false;
+        for (mask, p) in self.0.iter().zip(seen.squares) {
+            let best = (0..3)
+                .filter(|&s| mask & (1 << s) != 0)
+                .map(|s| p[s])
+                .fold(0.0f32, f32::max);
+            contradicted |= best < CONTRADICTED;
+            total += best.max(FLOOR).ln();
+        }
+        (total, contradicted)
+    }
+}
+
+/// One explanation among those a stage weighs.
+#[derive(Clone, Debug)]
+pub struct Candidate<T> {
+    pub what: T,
+    pub expected: Expected,
+    /// How much less likely this kind of explanation is before looking (log units): a
+    /// move 0, two moves at once or a double move less.
+    pub prior: f32,
+}
+
+/// The verdict on a sighting.
+#[derive(Debug)]
+pub enum Ranking<T> {
+    /// One explanation clearly wins.
+    Clear(T),
+    /// The best fits, but another fits almost as well: wait for a better look.
+    Unsure(T),
+    /// No explanation fits every square.
+    Unexplained,
+}
+
+/// Ranks the candidates against the sighting.
+pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
+    let mut scored: Vec<(f32, bool, T)> = candidates
+        .into_iter()
+        .map(|c| {
+            let (fit, contradicted) = c.expected.fit(seen);
+            (fit + c.prior, contradicted, c.what)
+        })
+        .filter(|(_, contradicted, _)| !contradicted)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let second = scored.get(1).map(|s| s.0);
+    match scored.into_iter().next() {
+        None => Ranking::Unexplained,
+        Some((best, _, what)) => match second {
+            Some(second) if best - second < CLEAR_MARGIN => Ranking::Unsure(what),
+            _ => Ranking::Clear(what),
+        },
+    }
+}
+
+/// A flag as the stages raise it: what it is about, with its rules and penalties.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RaisedFlag<K> {
+    /// Kradan's id for it, to name it when it is resolved.
+    pub id: u32,
+    pub kind: K,
+    pub rules: Vec<Article>,
+    pub penalties: Vec<Penalty>,
+    /// Squares as the game names them (`22`, `e4`).
+    pub squares: Vec<String>,
+    /// The move it is about (1-based ply).
+    pub move_number: Option<usize>,
+    pub color: Option<Color>,
+    pub message: String,
+}
+
+/// A square where the physical board differs from the rules' position, known and handled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Discrepancy<K> {
+    /// What the rules say stands there.
+    pub expected: Option<Color>,
+    /// What the board showed when the difference was noticed.
+    pub shown: Option<Color>,
+    /// The flag raised for it; `None` for captured pieces still being lifted.
+    pub flag: Option<(u32, K)>,
+}
+
+/// The squares where the physical board differs from the rules' position.
+#[derive(Clone, Debug)]
+pub struct Differences<K> {
+    pub squares: BTreeMap<(usize, usize), Discrepancy<K>>,
+}
+
+impl<K: Copy> Default for Differences<K> {
+    fn default() -> Self {
+        Differences {
+            squares: BTreeMap::new(),
+        }
+    }
+}
+
+impl<K: Copy> Differences<K> {
+    /// Lets every known difference still show as it did, or be put right.
+    pub fn allow_in(&self, expected: &mut Expected) {
+        for (&(row, col), d) in &self.squares {
+            expected.allow(row, col, d.shown);
+            expected.allow(row, col, d.expected);
+        }
+    }
+
+    /// After a decision: forgets the squares that now show the rules' position and
+    /// returns the flags none of whose squares still differ, with their squares.
+    pub fn settle(
+        &mut self,
+        seen: &Seen8,
+        rules: &Occupancy,
+    ) -> Vec<(u32, K, Vec<(usize, usize)>)> {
+        let mut righted: Vec<((usize, usize), Option<(u32, K)>)> = Vec::new();
+        for (&(row, col), d) in &self.squares {
+            let p = &seen.squares[row * 8 + col];
+            let expected = rules.get(row, col);
+            if p[state_index(expected)] >= p[state_index(d.shown)] {
+                righted.push(((row, col), d.flag));
+            }
+        }
+        let mut resolved: Vec<(u32, K, Vec<(usize, usize)>)> = Vec::new();
+        for (square, flag) in righted {
+            self.squares.remove(&square);
+            let Some((id, kind)) = flag else { continue };
+            match resolved.iter_mut().find(|r| r.0 == id) {
+                Some(entry) => entry.2.push(square),
+                None => resolved.push((id, kind, vec![square])),
+            }
+        }
+        resolved.retain(|(id, _, _)| {
+            !self
+                .squares
+                .values()
+                .any(|d| d.flag.map(|f| f.0) == Some(*id))
+        });
+        resolved
+    }
+
+    /// Remembers every square where the sighting confidently contradicts the rules'
+    /// position and that is not yet known, under `flag`. Returns the squares added.
+    pub fn remember(
+        &mut self,
+        seen: &Seen8,
+        rules: &Occupancy,
+        flag: Option<(u32, K)>,
+    ) -> Vec<(usize, usize)> {
+        let read = seen.read();
+        let mut added = Vec::new();
+        for row in 0..8 {
+            for col in 0..8 {
+                let expected = rules.get(row, col);
+                let p = &seen.squares[row * 8 + col];
+                if p[state_index(expected)] >= CONTRADICTED
+                    || self.squares.contains_key(&(row, col))
+                {
+                    continue;
+                }
+                self.squares.insert(
+                    (row, col),
+                    Discrepancy {
+                        expected,
+                        shown: read.get(row, col),
+                        flag,
+                    },
+                );
+                added.push((row, col));
+            }
+        }
+        added
+    }
+
+    /// The rules' occupancy with every known difference shown as the board shows it.
+    pub fn physical(&self, rules: &Occupancy) -> Occupancy {
+        let mut board = rules.clone();
+        for (&(row, col), d) in &self.squares {
+            board.set(row, col, d.shown);
+        }
+        board
+    }
+}
+
+/// What the board changed by, counted by colour: pieces that appeared and vanished.
+pub fn changes(before: &Occupancy, after: &Occupancy) -> (Vec<(usize, usize)>, usize, usize) {
+    let mut squares = Vec::new();
+    let (mut appeared, mut vanished) = (0, 0);
+    for row in 0..8 {
+        for col in 0..8 {
+            let (was, now) = (before.get(row, col), after.get(row, col));
+            if was != now {
+                squares.push((row, col));
+                appeared += usize::from(now.is_some());
+                vanished += usize::from(was.is_some());
+            }
+        }
+    }
+    (squares, appeared, vanished)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sure(rows: &[&str]) -> Vec<[f32; 3]> {
+        let occupancy = Occupancy::from_text_rows(rows).unwrap();
+        probabilities(&occupancy, &[0.98; 64])
+    }
+
+    const EMPTY: [&str; 8] = ["........"; 8];
+
+    #[test]
+    fn a_fitting_explanation_wins_and_a_contradicted_one_never_does() {
+        let mut rows = EMPTY;
+        rows[3] = "...B....";
+        let squares = sure(&rows);
+        let seen = Seen8 {
+            squares: &squares,
+            since: 0.0,
+            now: 0.0,
+            hand_seen: true,
+        };
+        let right = Expected::of(&Occupancy::from_text_rows(&rows).unwrap());
+        let wrong = Expected::of(&Occupancy::from_text_rows(&EMPTY).unwrap());
+        assert!(right.fit(&seen).0 > wrong.fit(&seen).0);
+        assert!(wrong.fit(&seen).1, "the dark piece contradicts an empty board");
+        let ranking = rank(
+            vec![
+                Candidate {
+                    what: "right",
+                    expected: right,
+                    prior: 0.0,
+                },
+                Candidate {
+                    what: "wrong",
+                    expected: wrong,
+                    prior: 0.0,
+                },
+            ],
+            &seen,
+        );
+        assert!(matches!(ranking, Ranking::Clear("right")));
+    }
+
+    #[test]
+    fn an_unsure_square_lets_the_prior_decide_but_not_clearly() {
+        let mut squares = sure(&EMPTY);
+        squares[27] = [0.45, 0.4, 0.15];
+        let seen = Seen8 {
+            squares: &squares,
+            since: 0.0,
+            now: 0.0,
+            hand_seen: true,
+        };
+        let mut rows = EMPTY;
+        rows[3] = "...B....";
+        let candidates = vec![
+            Candidate {
+                what: "piece",
+                expected: Expected::of(&Occupancy::from_text_rows(&rows).unwrap()),
+                prior: 0.0,
+            },
+            Candidate {
+                what: "empty",
+                expected: Expected::of(&Occupancy::from_text_rows(&EMPTY).unwrap()),
+                prior: 0.0,
+            },
+        ];
+        assert!(matches!(rank(candidates, &seen), Ranking::Unsure("empty")));
+    }
+}
