@@ -49,13 +49,25 @@ impl Seen8<'_> {
     }
 }
 
+/// A sighting kept to act on later.
+#[derive(Clone, Debug)]
+pub struct Kept {
+    pub squares: Vec<[f32; 3]>,
+    pub since: f64,
+    pub hand_seen: bool,
+}
+
 /// Probabilities for an occupancy read with per-square `confidence` (what `infer::go`'s
 /// `Seen` carries): the read state gets the confidence, the other two share the rest.
 pub fn probabilities(occupancy: &Occupancy, confidence: &[f32]) -> Vec<[f32; 3]> {
     (0..64)
         .map(|index| {
             let (row, col) = (index / 8, index % 8);
-            let sure = confidence.get(index).copied().unwrap_or(1.0).clamp(0.0, 1.0);
+            let sure = confidence
+                .get(index)
+                .copied()
+                .unwrap_or(1.0)
+                .clamp(0.0, 1.0);
             let mut p = [(1.0 - sure) / 2.0; 3];
             p[state_index(occupancy.get(row, col))] = sure;
             p
@@ -80,9 +92,7 @@ fn state_color(index: usize) -> Option<Color> {
 }
 
 fn most_likely(p: &[f32; 3]) -> usize {
-    (0..3)
-        .max_by(|&a, &b| p[a].total_cmp(&p[b]))
-        .unwrap_or(0)
+    (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0)
 }
 
 /// Which states each square may show under one explanation: bit 0 empty, 1 dark, 2 light.
@@ -136,8 +146,9 @@ pub struct Candidate<T> {
 pub enum Ranking<T> {
     /// One explanation clearly wins.
     Clear(T),
-    /// The best fits, but another fits almost as well: wait for a better look.
-    Unsure(T),
+    /// The best fits, but another (the second) fits almost as well: wait for a better
+    /// look, or act on what the two agree on.
+    Unsure(T, T),
     /// No explanation fits every square.
     Unexplained,
 }
@@ -153,13 +164,13 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
         .filter(|(_, contradicted, _)| !contradicted)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let second = scored.get(1).map(|s| s.0);
-    match scored.into_iter().next() {
-        None => Ranking::Unexplained,
-        Some((best, _, what)) => match second {
-            Some(second) if best - second < CLEAR_MARGIN => Ranking::Unsure(what),
-            _ => Ranking::Clear(what),
-        },
+    let mut ranked = scored.into_iter();
+    match (ranked.next(), ranked.next()) {
+        (None, _) => Ranking::Unexplained,
+        (Some((best, _, what)), Some((second, _, other))) if best - second < CLEAR_MARGIN => {
+            Ranking::Unsure(what, other)
+        }
+        (Some((_, _, what)), _) => Ranking::Clear(what),
     }
 }
 
@@ -331,7 +342,10 @@ mod tests {
         let right = Expected::of(&Occupancy::from_text_rows(&rows).unwrap());
         let wrong = Expected::of(&Occupancy::from_text_rows(&EMPTY).unwrap());
         assert!(right.fit(&seen).0 > wrong.fit(&seen).0);
-        assert!(wrong.fit(&seen).1, "the dark piece contradicts an empty board");
+        assert!(
+            wrong.fit(&seen).1,
+            "the dark piece contradicts an empty board"
+        );
         let ranking = rank(
             vec![
                 Candidate {
@@ -374,6 +388,9 @@ mod tests {
                 prior: 0.0,
             },
         ];
-        assert!(matches!(rank(candidates, &seen), Ranking::Unsure("empty")));
+        assert!(matches!(
+            rank(candidates, &seen),
+            Ranking::Unsure("empty", "piece")
+        ));
     }
 }

@@ -20,7 +20,9 @@
 //! three times (HOS 5.2) and the 16 moves with no man moved and no capture (HOS 5.3–5.4),
 //! shown as they run ([`Outcome::Count`]) and flagged at their limits.
 
-use super::eight::{Candidate, Differences, Expected, RaisedFlag, Ranking, Seen8, changes, rank};
+use super::eight::{
+    Candidate, Differences, Expected, Kept, RaisedFlag, Ranking, Seen8, changes, rank,
+};
 use super::go::InferOptions;
 use crate::games::makhos::{
     Flag, Kind, Move, MoveClass, Observation, Piece, Position, Square, Violation, WrittenMove,
@@ -69,10 +71,7 @@ impl HosFlag {
             HosFlag::PieceRemoved => Violation::PieceRemoved.rules(),
             HosFlag::Takeback => vec![hos("3.2")],
             HosFlag::CapturesNotRemoved => vec![hos("2.2")],
-            HosFlag::OverTime => vec![
-                hos("1.5.1"),
-                Article::new(Source::HosSchool, "3.2.1"),
-            ],
+            HosFlag::OverTime => vec![hos("1.5.1"), Article::new(Source::HosSchool, "3.2.1")],
             HosFlag::Repetition => vec![hos("5.2")],
             HosFlag::SixteenMoves => vec![
                 hos("5.3"),
@@ -153,7 +152,9 @@ pub enum Outcome {
         seconds: f64,
     },
     /// Move `number` was taken back: the board shows the position before it again.
-    TakenBack { number: usize },
+    TakenBack {
+        number: usize,
+    },
     Flag(HosRaisedFlag),
     /// The board shows the rules' position again where the flag said it did not.
     Resolved {
@@ -168,9 +169,13 @@ pub enum Outcome {
         limit: u32,
     },
     /// The side to move has no piece or no move left: it loses (HOS 4).
-    GameOver { winner: Color },
+    GameOver {
+        winner: Color,
+    },
     /// Acted on the best explanation although another fitted nearly as well.
-    LowConfidence { number: usize },
+    LowConfidence {
+        number: usize,
+    },
 }
 
 /// A move as played on the board: one the engine generates, or one no rule allows.
@@ -195,7 +200,7 @@ struct Committed {
 }
 
 /// An explanation of a sighting.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Reading {
     Nothing,
     One(Move, MoveClass),
@@ -208,6 +213,19 @@ enum Reading {
     TakeBack,
     /// The last move's piece moved on from where it was set down.
     MovedOn(Move, MoveClass),
+}
+
+impl Reading {
+    /// The first move of the side to move it plays, as a reading of its own.
+    fn first_move(&self) -> Option<Reading> {
+        match *self {
+            Reading::One(mv, class) | Reading::Two([(mv, class), _]) => {
+                Some(Reading::One(mv, class))
+            }
+            Reading::Twice(mv, _) => Some(Reading::One(mv, MoveClass::Legal)),
+            _ => None,
+        }
+    }
 }
 
 pub struct MakhosInference {
@@ -223,6 +241,10 @@ pub struct MakhosInference {
     /// A sighting no explanation fitted, since the last decision: a piece set down on a
     /// wrong square shows here before it is moved on.
     transient: Option<Occupancy>,
+    /// The likeliest reading of a change not yet sure enough to act on.
+    unsure: Option<Reading>,
+    /// An irregular sighting not yet standing long enough to be flagged.
+    irregular_sighting: Option<Kept>,
 }
 
 fn square_name(row: usize, col: usize) -> String {
@@ -252,6 +274,8 @@ impl MakhosInference {
             seen_positions,
             quiet_moves: 0,
             transient: None,
+            unsure: None,
+            irregular_sighting: None,
         }
     }
 
@@ -284,22 +308,71 @@ impl MakhosInference {
         let stood = seen.now - seen.since;
         let ranking = rank(self.candidates(), seen);
         let reading = match ranking {
-            Ranking::Clear(Reading::Nothing) | Ranking::Unsure(Reading::Nothing) => {
+            Ranking::Clear(Reading::Nothing) => {
+                if let Some(earlier) = self.irregular_sighting.take()
+                    && earlier.since != seen.since
+                {
+                    // Disturbed and put right before it had stood long: still flagged.
+                    let earlier_seen = Seen8 {
+                        squares: &earlier.squares,
+                        since: earlier.since,
+                        now: seen.since,
+                        hand_seen: earlier.hand_seen,
+                    };
+                    self.irregular(&earlier_seen, &mut outcomes);
+                }
                 self.resolve(seen, &mut outcomes);
                 return outcomes;
             }
             Ranking::Clear(reading) if seen.hand_seen => reading,
-            Ranking::Unsure(reading) if seen.hand_seen => {
-                if stood < self.options.unexplained_seconds {
+            Ranking::Unsure(best, second) if seen.hand_seen => {
+                if let Some(first) = best
+                    .first_move()
+                    .filter(|&m| second.first_move() == Some(m))
+                {
+                    // Both readings begin with the same move: that much is sure.
+                    first
+                } else if stood < self.options.unexplained_seconds {
+                    self.unsure = Some(best);
                     return outcomes;
+                } else if matches!(best, Reading::Nothing) {
+                    self.resolve(seen, &mut outcomes);
+                    return outcomes;
+                } else {
+                    outcomes.push(Outcome::LowConfidence {
+                        number: self.history.len() + 1,
+                    });
+                    best
                 }
-                outcomes.push(Outcome::LowConfidence {
-                    number: self.history.len() + 1,
-                });
-                reading
             }
             _ => {
-                // Nothing the rules explain, or a change no hand made.
+                if let Some(earlier) = self.irregular_sighting.take()
+                    && earlier.since != seen.since
+                {
+                    // An irregular sighting the board has since moved on from: it stood,
+                    // so it happened.
+                    let earlier_seen = Seen8 {
+                        squares: &earlier.squares,
+                        since: earlier.since,
+                        now: seen.since,
+                        hand_seen: earlier.hand_seen,
+                    };
+                    self.irregular(&earlier_seen, &mut outcomes);
+                    outcomes.extend(self.observe(seen));
+                    return outcomes;
+                }
+                if seen.hand_seen
+                    && let Some(earlier) = self.unsure.take()
+                {
+                    // The next move began before the last was sure: take the likeliest
+                    // reading of that one, then look again.
+                    outcomes.push(Outcome::LowConfidence {
+                        number: self.history.len() + 1,
+                    });
+                    self.apply(earlier, seen, &mut outcomes);
+                    outcomes.extend(self.observe(seen));
+                    return outcomes;
+                }
                 self.transient = Some(seen.read());
                 let wait = if seen.hand_seen {
                     self.options.confirm_seconds
@@ -309,10 +382,19 @@ impl MakhosInference {
                 if stood >= wait || self.options.stills {
                     self.irregular(seen, &mut outcomes);
                     self.transient = None;
+                    self.irregular_sighting = None;
+                } else {
+                    self.irregular_sighting = Some(Kept {
+                        squares: seen.squares.to_vec(),
+                        since: seen.since,
+                        hand_seen: seen.hand_seen,
+                    });
                 }
                 return outcomes;
             }
         };
+        self.unsure = None;
+        self.irregular_sighting = None;
         self.apply(reading, seen, &mut outcomes);
         self.resolve(seen, &mut outcomes);
         self.transient = None;
@@ -416,12 +498,24 @@ impl MakhosInference {
                 self.commit(Played::Rules(mv), class, mover, seen, outcomes);
                 if takeback {
                     let number = self.history.len();
-                    self.raise(HosFlag::Takeback, Vec::new(), Some(number), Some(mover), outcomes);
+                    self.raise(
+                        HosFlag::Takeback,
+                        Vec::new(),
+                        Some(number),
+                        Some(mover),
+                        outcomes,
+                    );
                 }
             }
             Reading::Two([(first, first_class), (second, second_class)]) => {
                 self.commit(Played::Rules(first), first_class, mover, seen, outcomes);
-                self.commit(Played::Rules(second), second_class, mover.opponent(), seen, outcomes);
+                self.commit(
+                    Played::Rules(second),
+                    second_class,
+                    mover.opponent(),
+                    seen,
+                    outcomes,
+                );
             }
             Reading::Again(mv) => {
                 let color = mover.opponent();
@@ -429,15 +523,39 @@ impl MakhosInference {
                 self.commit(Played::Rules(mv), MoveClass::Legal, color, seen, outcomes);
                 self.position.set_turn(mover);
                 let number = self.history.len();
-                self.raise(HosFlag::DoubleMove, squares_of(&mv), Some(number), Some(color), outcomes);
+                self.raise(
+                    HosFlag::DoubleMove,
+                    squares_of(&mv),
+                    Some(number),
+                    Some(color),
+                    outcomes,
+                );
             }
             Reading::Twice(first, second) => {
-                self.commit(Played::Rules(first), MoveClass::Legal, mover, seen, outcomes);
+                self.commit(
+                    Played::Rules(first),
+                    MoveClass::Legal,
+                    mover,
+                    seen,
+                    outcomes,
+                );
                 self.position.set_turn(mover);
-                self.commit(Played::Rules(second), MoveClass::Legal, mover, seen, outcomes);
+                self.commit(
+                    Played::Rules(second),
+                    MoveClass::Legal,
+                    mover,
+                    seen,
+                    outcomes,
+                );
                 self.position.set_turn(mover.opponent());
                 let number = self.history.len();
-                self.raise(HosFlag::DoubleMove, squares_of(&second), Some(number), Some(mover), outcomes);
+                self.raise(
+                    HosFlag::DoubleMove,
+                    squares_of(&second),
+                    Some(number),
+                    Some(mover),
+                    outcomes,
+                );
             }
             Reading::TakeBack => {
                 let number = self.history.len();
@@ -454,7 +572,13 @@ impl MakhosInference {
                 let continued = matches!(last.played, Played::Rules(first)
                     if first.is_capture() && mv.landings().starts_with(first.landings()));
                 if !continued {
-                    self.raise(HosFlag::Takeback, squares_of(&mv), Some(number), Some(last.color), outcomes);
+                    self.raise(
+                        HosFlag::Takeback,
+                        squares_of(&mv),
+                        Some(number),
+                        Some(last.color),
+                        outcomes,
+                    );
                 }
             }
         }
@@ -607,14 +731,32 @@ impl MakhosInference {
         match class {
             MoveClass::Legal => {}
             MoveClass::MissedCapture => {
-                self.raise(HosFlag::MissedCapture, squares, Some(number), Some(color), outcomes);
+                self.raise(
+                    HosFlag::MissedCapture,
+                    squares,
+                    Some(number),
+                    Some(color),
+                    outcomes,
+                );
             }
             MoveClass::IncompleteCapture => {
-                self.raise(HosFlag::IncompleteCapture, squares, Some(number), Some(color), outcomes);
+                self.raise(
+                    HosFlag::IncompleteCapture,
+                    squares,
+                    Some(number),
+                    Some(color),
+                    outcomes,
+                );
             }
         }
         if seconds > MOVE_SECONDS {
-            self.raise(HosFlag::OverTime, Vec::new(), Some(number), Some(color), outcomes);
+            self.raise(
+                HosFlag::OverTime,
+                Vec::new(),
+                Some(number),
+                Some(color),
+                outcomes,
+            );
         }
         self.count_draws(man_moved || !captured.is_empty(), number, outcomes);
         if self.position.legal_moves().is_empty() {
@@ -636,7 +778,13 @@ impl MakhosInference {
                 limit: REPETITION_LIMIT,
             });
             if times == REPETITION_LIMIT {
-                self.raise(HosFlag::Repetition, Vec::new(), Some(number), None, outcomes);
+                self.raise(
+                    HosFlag::Repetition,
+                    Vec::new(),
+                    Some(number),
+                    None,
+                    outcomes,
+                );
             }
         }
         self.quiet_moves = if reset { 0 } else { self.quiet_moves + 1 };
@@ -647,7 +795,13 @@ impl MakhosInference {
                 limit: QUIET_LIMIT,
             });
             if self.quiet_moves == QUIET_LIMIT {
-                self.raise(HosFlag::SixteenMoves, Vec::new(), Some(number), None, outcomes);
+                self.raise(
+                    HosFlag::SixteenMoves,
+                    Vec::new(),
+                    Some(number),
+                    None,
+                    outcomes,
+                );
             }
         }
     }
@@ -679,7 +833,13 @@ impl MakhosInference {
             self.commit(played, MoveClass::Legal, mover, seen, outcomes);
             let number = self.history.len();
             let names = changed.iter().map(|&(r, c)| square_name(r, c)).collect();
-            self.raise(HosFlag::Illegal(violation), names, Some(number), Some(mover), outcomes);
+            self.raise(
+                HosFlag::Illegal(violation),
+                names,
+                Some(number),
+                Some(mover),
+                outcomes,
+            );
             self.resolve(seen, outcomes);
             return;
         }
@@ -691,9 +851,7 @@ impl MakhosInference {
             HosFlag::Displaced
         };
         let id = self.next_flag_id;
-        let added = self
-            .differences
-            .remember(seen, &rules, Some((id, kind)));
+        let added = self.differences.remember(seen, &rules, Some((id, kind)));
         if added.is_empty() {
             return;
         }
@@ -769,7 +927,8 @@ impl MakhosInference {
 }
 
 fn mv_captured(mv: &Move) -> u32 {
-    mv.captured().fold(0, |bits, s| bits | 1 << (s.number() - 1))
+    mv.captured()
+        .fold(0, |bits, s| bits | 1 << (s.number() - 1))
 }
 
 fn squares_of(mv: &Move) -> Vec<String> {

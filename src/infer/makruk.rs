@@ -16,7 +16,9 @@
 //! and the counts (MAKRUK 7–14, `games::makruk::counting`) are shown as they run and
 //! flagged at their limits.
 
-use super::eight::{Candidate, Differences, Expected, RaisedFlag, Ranking, Seen8, changes, rank};
+use super::eight::{
+    Candidate, Differences, Expected, Kept, RaisedFlag, Ranking, Seen8, changes, rank,
+};
 use super::go::InferOptions;
 use crate::games::makruk::{Count, CountKind, Move, Position, Square, Status, to_san};
 use crate::games::{Article, Color, Occupancy, Penalty, Source};
@@ -132,7 +134,7 @@ struct Committed {
     at: f64,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Reading {
     Nothing,
     One(Move),
@@ -141,6 +143,18 @@ enum Reading {
     Twice(Move, Move),
     TakeBack,
     MovedOn(Move),
+}
+
+impl Reading {
+    /// The first move of the side to move it plays, as a reading of its own.
+    fn first_move(&self) -> Option<Reading> {
+        match *self {
+            Reading::One(mv) | Reading::Two(mv, _) | Reading::Twice(mv, _) => {
+                Some(Reading::One(mv))
+            }
+            _ => None,
+        }
+    }
 }
 
 pub struct MakrukInference {
@@ -152,6 +166,10 @@ pub struct MakrukInference {
     next_flag_id: u32,
     seen_positions: HashMap<(crate::games::makruk::Board, Color), u32>,
     transient: Option<Occupancy>,
+    /// The likeliest reading of a change not yet sure enough to act on.
+    unsure: Option<Reading>,
+    /// An irregular sighting not yet standing long enough to be flagged.
+    irregular_sighting: Option<Kept>,
 }
 
 fn square_name(row: usize, col: usize) -> String {
@@ -171,6 +189,8 @@ impl MakrukInference {
             next_flag_id: 1,
             seen_positions,
             transient: None,
+            unsure: None,
+            irregular_sighting: None,
         }
     }
 
@@ -198,22 +218,73 @@ impl MakrukInference {
         }
         self.clock.get_or_insert(seen.since);
         let stood = seen.now - seen.since;
-        let reading = match rank(self.candidates(), seen) {
-            Ranking::Clear(Reading::Nothing) | Ranking::Unsure(Reading::Nothing) => {
+        let ranking = rank(self.candidates(), seen);
+        let reading = match ranking {
+            Ranking::Clear(Reading::Nothing) => {
+                if let Some(earlier) = self.irregular_sighting.take()
+                    && earlier.since != seen.since
+                {
+                    // Disturbed and put right before it had stood long: still flagged.
+                    let earlier_seen = Seen8 {
+                        squares: &earlier.squares,
+                        since: earlier.since,
+                        now: seen.since,
+                        hand_seen: earlier.hand_seen,
+                    };
+                    self.irregular(&earlier_seen, &mut outcomes);
+                }
                 self.resolve(seen, &mut outcomes);
                 return outcomes;
             }
             Ranking::Clear(reading) if seen.hand_seen => reading,
-            Ranking::Unsure(reading) if seen.hand_seen => {
-                if stood < self.options.unexplained_seconds {
+            Ranking::Unsure(best, second) if seen.hand_seen => {
+                if let Some(first) = best
+                    .first_move()
+                    .filter(|&m| second.first_move() == Some(m))
+                {
+                    // Both readings begin with the same move: that much is sure.
+                    first
+                } else if stood < self.options.unexplained_seconds {
+                    self.unsure = Some(best);
                     return outcomes;
+                } else if matches!(best, Reading::Nothing) {
+                    self.resolve(seen, &mut outcomes);
+                    return outcomes;
+                } else {
+                    outcomes.push(Outcome::LowConfidence {
+                        number: self.history.len() + 1,
+                    });
+                    best
                 }
-                outcomes.push(Outcome::LowConfidence {
-                    number: self.history.len() + 1,
-                });
-                reading
             }
             _ => {
+                if let Some(earlier) = self.irregular_sighting.take()
+                    && earlier.since != seen.since
+                {
+                    // An irregular sighting the board has since moved on from: it stood,
+                    // so it happened.
+                    let earlier_seen = Seen8 {
+                        squares: &earlier.squares,
+                        since: earlier.since,
+                        now: seen.since,
+                        hand_seen: earlier.hand_seen,
+                    };
+                    self.irregular(&earlier_seen, &mut outcomes);
+                    outcomes.extend(self.observe(seen));
+                    return outcomes;
+                }
+                if seen.hand_seen
+                    && let Some(earlier) = self.unsure.take()
+                {
+                    // The next move began before the last was sure: take the likeliest
+                    // reading of that one, then look again.
+                    outcomes.push(Outcome::LowConfidence {
+                        number: self.history.len() + 1,
+                    });
+                    self.apply(earlier, seen, &mut outcomes);
+                    outcomes.extend(self.observe(seen));
+                    return outcomes;
+                }
                 self.transient = Some(seen.read());
                 let wait = if seen.hand_seen {
                     self.options.confirm_seconds
@@ -223,10 +294,19 @@ impl MakrukInference {
                 if stood >= wait || self.options.stills {
                     self.irregular(seen, &mut outcomes);
                     self.transient = None;
+                    self.irregular_sighting = None;
+                } else {
+                    self.irregular_sighting = Some(Kept {
+                        squares: seen.squares.to_vec(),
+                        since: seen.since,
+                        hand_seen: seen.hand_seen,
+                    });
                 }
                 return outcomes;
             }
         };
+        self.unsure = None;
+        self.irregular_sighting = None;
         self.apply(reading, seen, &mut outcomes);
         self.resolve(seen, &mut outcomes);
         self.transient = None;
@@ -304,7 +384,13 @@ impl MakrukInference {
                 self.commit(mv, seen, outcomes);
                 if takeback {
                     let number = self.history.len();
-                    self.raise(RukFlag::Takeback, Vec::new(), Some(number), Some(mover), outcomes);
+                    self.raise(
+                        RukFlag::Takeback,
+                        Vec::new(),
+                        Some(number),
+                        Some(mover),
+                        outcomes,
+                    );
                 }
             }
             Reading::Two(first, second) => {
@@ -317,7 +403,13 @@ impl MakrukInference {
                 self.commit(mv, seen, outcomes);
                 let number = self.history.len();
                 let squares = vec![mv.from.to_string(), mv.to.to_string()];
-                self.raise(RukFlag::DoubleMove, squares, Some(number), Some(color), outcomes);
+                self.raise(
+                    RukFlag::DoubleMove,
+                    squares,
+                    Some(number),
+                    Some(color),
+                    outcomes,
+                );
             }
             Reading::Twice(first, second) => {
                 self.commit(first, seen, outcomes);
@@ -325,7 +417,13 @@ impl MakrukInference {
                 self.commit(second, seen, outcomes);
                 let number = self.history.len();
                 let squares = vec![second.from.to_string(), second.to.to_string()];
-                self.raise(RukFlag::DoubleMove, squares, Some(number), Some(mover), outcomes);
+                self.raise(
+                    RukFlag::DoubleMove,
+                    squares,
+                    Some(number),
+                    Some(mover),
+                    outcomes,
+                );
             }
             Reading::TakeBack => {
                 let number = self.history.len();
@@ -337,8 +435,18 @@ impl MakrukInference {
                 let last = self.take_back();
                 outcomes.push(Outcome::TakenBack { number });
                 self.commit(mv, seen, outcomes);
-                let squares = vec![mv.from.to_string(), last.mv.to.to_string(), mv.to.to_string()];
-                self.raise(RukFlag::Takeback, squares, Some(number), Some(last.color), outcomes);
+                let squares = vec![
+                    mv.from.to_string(),
+                    last.mv.to.to_string(),
+                    mv.to.to_string(),
+                ];
+                self.raise(
+                    RukFlag::Takeback,
+                    squares,
+                    Some(number),
+                    Some(last.color),
+                    outcomes,
+                );
             }
         }
     }
@@ -404,7 +512,13 @@ impl MakrukInference {
             && count.is_at_limit()
             && before.count().is_none_or(|c| !c.is_at_limit())
         {
-            self.raise(RukFlag::CountLimit(count.kind), Vec::new(), Some(number), None, outcomes);
+            self.raise(
+                RukFlag::CountLimit(count.kind),
+                Vec::new(),
+                Some(number),
+                None,
+                outcomes,
+            );
         }
         let times = self
             .seen_positions
@@ -412,7 +526,13 @@ impl MakrukInference {
             .or_insert(0);
         *times += 1;
         if *times == REPETITION_LIMIT {
-            self.raise(RukFlag::Repetition, Vec::new(), Some(number), None, outcomes);
+            self.raise(
+                RukFlag::Repetition,
+                Vec::new(),
+                Some(number),
+                None,
+                outcomes,
+            );
         }
     }
 
@@ -481,7 +601,9 @@ impl MakrukInference {
             message.push_str(&format!(": {}", squares.join(" ")));
         }
         if !matches!(kind, RukFlag::Repetition | RukFlag::CountLimit(_)) {
-            message.push_str(" (RULES.md gives no Makruk article for this; MAKRUK 4: the referee decides)");
+            message.push_str(
+                " (RULES.md gives no Makruk article for this; MAKRUK 4: the referee decides)",
+            );
         }
         outcomes.push(Outcome::Flag(RaisedFlag {
             id,

@@ -9,6 +9,8 @@
 //! already decided, and `--resume` continues the same record.
 
 pub mod evidence;
+pub mod pdn_view;
+pub mod pgn_view;
 mod sgf_view;
 
 use crate::games::Color;
