@@ -114,17 +114,17 @@ impl Expected {
         self.0[row * 8 + col] |= 1 << state_index(color);
     }
 
-    /// Log-likelihood of the sighting under this explanation, and whether some square
-    /// contradicts it.
-    pub fn fit(&self, seen: &Seen8) -> (f32, bool) {
+    /// Log-likelihood of the sighting under this explanation, and how many squares
+    /// contradict it.
+    pub fn fit(&self, seen: &Seen8) -> (f32, usize) {
         let mut total = 0.0;
-        let mut contradicted = false;
+        let mut contradicted = 0;
         for (mask, p) in self.0.iter().zip(seen.squares) {
             let best = (0..3)
                 .filter(|&s| mask & (1 << s) != 0)
                 .map(|s| p[s])
                 .fold(0.0f32, f32::max);
-            contradicted |= best < CONTRADICTED;
+            contradicted += usize::from(best < CONTRADICTED);
             total += best.max(FLOOR).ln();
         }
         (total, contradicted)
@@ -155,13 +155,13 @@ pub enum Ranking<T> {
 
 /// Ranks the candidates against the sighting.
 pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
-    let mut scored: Vec<(f32, bool, T)> = candidates
+    let mut scored: Vec<(f32, usize, T)> = candidates
         .into_iter()
         .map(|c| {
             let (fit, contradicted) = c.expected.fit(seen);
             (fit + c.prior, contradicted, c.what)
         })
-        .filter(|(_, contradicted, _)| !contradicted)
+        .filter(|(_, contradicted, _)| *contradicted == 0)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut ranked = scored.into_iter();
@@ -172,6 +172,19 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
         }
         (Some((_, _, what)), _) => Ranking::Clear(what),
     }
+}
+
+/// The explanation fewest squares contradict (the best fit among those), with that
+/// number: a clean move beside a disturbance leaves only the disturbance unexplained.
+pub fn closest<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Option<(T, usize)> {
+    candidates
+        .into_iter()
+        .map(|c| {
+            let (fit, contradicted) = c.expected.fit(seen);
+            (contradicted, fit + c.prior, c.what)
+        })
+        .min_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))
+        .map(|(contradicted, _, what)| (what, contradicted))
 }
 
 /// A flag as the stages raise it: what it is about, with its rules and penalties.
@@ -342,8 +355,9 @@ mod tests {
         let right = Expected::of(&Occupancy::from_text_rows(&rows).unwrap());
         let wrong = Expected::of(&Occupancy::from_text_rows(&EMPTY).unwrap());
         assert!(right.fit(&seen).0 > wrong.fit(&seen).0);
-        assert!(
+        assert_eq!(
             wrong.fit(&seen).1,
+            1,
             "the dark piece contradicts an empty board"
         );
         let ranking = rank(

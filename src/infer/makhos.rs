@@ -21,7 +21,7 @@
 //! shown as they run ([`Outcome::Count`]) and flagged at their limits.
 
 use super::eight::{
-    Candidate, Differences, Expected, Kept, RaisedFlag, Ranking, Seen8, changes, rank,
+    Candidate, Differences, Expected, Kept, RaisedFlag, Ranking, Seen8, changes, closest, rank,
 };
 use super::go::InferOptions;
 use crate::games::makhos::{
@@ -241,6 +241,8 @@ pub struct MakhosInference {
     /// A sighting no explanation fitted, since the last decision: a piece set down on a
     /// wrong square shows here before it is moved on.
     transient: Option<Occupancy>,
+    /// The side that moved first.
+    first: Color,
     /// The likeliest reading of a change not yet sure enough to act on.
     unsure: Option<Reading>,
     /// An irregular sighting not yet standing long enough to be flagged.
@@ -274,6 +276,7 @@ impl MakhosInference {
             seen_positions,
             quiet_moves: 0,
             transient: None,
+            first: position.turn(),
             unsure: None,
             irregular_sighting: None,
         }
@@ -306,6 +309,19 @@ impl MakhosInference {
         }
         self.clock.get_or_insert(seen.since);
         let stood = seen.now - seen.since;
+        if let Some(earlier) = self
+            .irregular_sighting
+            .take_if(|earlier| !earlier.hand_seen && earlier.since != seen.since)
+        {
+            // A change no hand made stood: a disturbance, whatever follows it.
+            let earlier_seen = Seen8 {
+                squares: &earlier.squares,
+                since: earlier.since,
+                now: seen.since,
+                hand_seen: false,
+            };
+            self.irregular(&earlier_seen, &mut outcomes);
+        }
         let ranking = rank(self.candidates(), seen);
         let reading = match ranking {
             Ranking::Clear(Reading::Nothing) => {
@@ -612,6 +628,13 @@ impl MakhosInference {
             *count = count.saturating_sub(1);
         }
         self.position = last.before;
+        // A double move was played from a position with the turn turned round: the side
+        // to move is the one that did not make the move now last.
+        let turn = self
+            .history
+            .last()
+            .map_or(self.first, |previous| previous.color.opponent());
+        self.position.set_turn(turn);
         self.quiet_moves = last.quiet_before;
         last
     }
@@ -841,6 +864,22 @@ impl MakhosInference {
                 outcomes,
             );
             self.resolve(seen, outcomes);
+            return;
+        }
+        if seen.hand_seen
+            && let Some((reading, left)) = closest(self.candidates(), seen)
+            && !matches!(reading, Reading::Nothing)
+            && left < changed.len()
+        {
+            // A move beside a disturbance: the move is recorded, the rest flagged.
+            self.apply(reading, seen, outcomes);
+            self.irregular(
+                &Seen8 {
+                    hand_seen: false,
+                    ..seen.clone()
+                },
+                outcomes,
+            );
             return;
         }
         let kind = if appeared > vanished {

@@ -17,7 +17,7 @@
 //! flagged at their limits.
 
 use super::eight::{
-    Candidate, Differences, Expected, Kept, RaisedFlag, Ranking, Seen8, changes, rank,
+    Candidate, Differences, Expected, Kept, RaisedFlag, Ranking, Seen8, changes, closest, rank,
 };
 use super::go::InferOptions;
 use crate::games::makruk::{Count, CountKind, Move, Position, Square, Status, to_san};
@@ -166,6 +166,8 @@ pub struct MakrukInference {
     next_flag_id: u32,
     seen_positions: HashMap<(crate::games::makruk::Board, Color), u32>,
     transient: Option<Occupancy>,
+    /// The side that moved first.
+    first: Color,
     /// The likeliest reading of a change not yet sure enough to act on.
     unsure: Option<Reading>,
     /// An irregular sighting not yet standing long enough to be flagged.
@@ -178,6 +180,7 @@ fn square_name(row: usize, col: usize) -> String {
 
 impl MakrukInference {
     pub fn new(position: Position, options: InferOptions) -> MakrukInference {
+        let first = position.turn();
         let mut seen_positions = HashMap::new();
         seen_positions.insert(position.repetition_key(), 1);
         MakrukInference {
@@ -189,6 +192,7 @@ impl MakrukInference {
             next_flag_id: 1,
             seen_positions,
             transient: None,
+            first,
             unsure: None,
             irregular_sighting: None,
         }
@@ -218,6 +222,19 @@ impl MakrukInference {
         }
         self.clock.get_or_insert(seen.since);
         let stood = seen.now - seen.since;
+        if let Some(earlier) = self
+            .irregular_sighting
+            .take_if(|earlier| !earlier.hand_seen && earlier.since != seen.since)
+        {
+            // A change no hand made stood: a disturbance, whatever follows it.
+            let earlier_seen = Seen8 {
+                squares: &earlier.squares,
+                since: earlier.since,
+                now: seen.since,
+                hand_seen: false,
+            };
+            self.irregular(&earlier_seen, &mut outcomes);
+        }
         let ranking = rank(self.candidates(), seen);
         let reading = match ranking {
             Ranking::Clear(Reading::Nothing) => {
@@ -478,7 +495,12 @@ impl MakrukInference {
         if let Some(count) = self.seen_positions.get_mut(&self.position.repetition_key()) {
             *count = count.saturating_sub(1);
         }
-        self.position = last.before.clone();
+        let turn = self
+            .history
+            .last()
+            .map_or(self.first, |previous| previous.color.opponent());
+        // A double move was played from a position with the turn turned round.
+        self.position = last.before.with_turn(turn);
         last
     }
 
@@ -547,6 +569,22 @@ impl MakrukInference {
         let (changed, appeared, vanished) = changes(&rules, &read);
         if changed.is_empty() {
             self.resolve(seen, outcomes);
+            return;
+        }
+        if seen.hand_seen
+            && let Some((reading, left)) = closest(self.candidates(), seen)
+            && !matches!(reading, Reading::Nothing)
+            && left < changed.len()
+        {
+            // A move beside a disturbance: the move is recorded, the rest flagged.
+            self.apply(reading, seen, outcomes);
+            self.irregular(
+                &Seen8 {
+                    hand_seen: false,
+                    ..seen.clone()
+                },
+                outcomes,
+            );
             return;
         }
         let mover = self.position.turn();
