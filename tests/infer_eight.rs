@@ -51,20 +51,6 @@ fn stage(game: Game, text: &str, seed: u64, anomalies: &[AnomalyRequest]) -> Opt
             let t = i as f64 / fps;
             let mut board = Occupancy::empty(8, 8);
             let mut tall = Vec::new();
-            if std::env::var("DEBUG").is_ok() {
-                let marks: Vec<_> = timeline
-                    .marks
-                    .iter()
-                    .filter(|m| m.at > t - 0.05 && m.at <= t + 0.05)
-                    .map(|m| format!("{:?}", m.mark))
-                    .collect();
-                if !marks.is_empty() {
-                    eprintln!(
-                        "{t:.1} mark {marks:?} hand {}",
-                        timeline.pass_at(t).is_some()
-                    );
-                }
-            }
             for piece in &timeline.board_at(t).pieces {
                 let (c, r) = (piece.cell[0].round(), piece.cell[1].round());
                 if (0.0..8.0).contains(&c) && (0.0..8.0).contains(&r) {
@@ -162,9 +148,6 @@ trait Stage8 {
 impl Stage8 for MakhosInference {
     fn observe(&mut self, seen: &Seen8, decided: &mut Decided) -> bool {
         let outcomes = MakhosInference::observe(self, seen);
-        if std::env::var("DEBUG").is_ok() && !outcomes.is_empty() {
-            eprintln!("{:.1} {:?}", seen.now, outcomes);
-        }
         for outcome in &outcomes {
             match outcome {
                 hos_infer::Outcome::Move {
@@ -190,9 +173,6 @@ impl Stage8 for MakhosInference {
 impl Stage8 for MakrukInference {
     fn observe(&mut self, seen: &Seen8, decided: &mut Decided) -> bool {
         let outcomes = MakrukInference::observe(self, seen);
-        if std::env::var("DEBUG").is_ok() && !outcomes.is_empty() {
-            eprintln!("{:.1} {:?}", seen.now, outcomes);
-        }
         for outcome in &outcomes {
             match outcome {
                 ruk_infer::Outcome::Move {

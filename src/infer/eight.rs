@@ -214,6 +214,12 @@ pub struct Discrepancy<K> {
     pub flag: Option<(u32, K)>,
 }
 
+/// A square of the board as `(row, col)`.
+pub type Cell = (usize, usize);
+
+/// A flag whose squares all show the rules' position again: its id, kind and squares.
+pub type Righted<K> = (u32, K, Vec<Cell>);
+
 /// The squares where the physical board differs from the rules' position.
 #[derive(Clone, Debug)]
 pub struct Differences<K> {
@@ -239,12 +245,8 @@ impl<K: Copy> Differences<K> {
 
     /// After a decision: forgets the squares that now show the rules' position and
     /// returns the flags none of whose squares still differ, with their squares.
-    pub fn settle(
-        &mut self,
-        seen: &Seen8,
-        rules: &Occupancy,
-    ) -> Vec<(u32, K, Vec<(usize, usize)>)> {
-        let mut righted: Vec<((usize, usize), Option<(u32, K)>)> = Vec::new();
+    pub fn settle(&mut self, seen: &Seen8, rules: &Occupancy) -> Vec<Righted<K>> {
+        let mut righted: Vec<(Cell, Option<(u32, K)>)> = Vec::new();
         for (&(row, col), d) in &self.squares {
             let p = &seen.squares[row * 8 + col];
             let expected = rules.get(row, col);
@@ -252,7 +254,7 @@ impl<K: Copy> Differences<K> {
                 righted.push(((row, col), d.flag));
             }
         }
-        let mut resolved: Vec<(u32, K, Vec<(usize, usize)>)> = Vec::new();
+        let mut resolved: Vec<Righted<K>> = Vec::new();
         for (square, flag) in righted {
             self.squares.remove(&square);
             let Some((id, kind)) = flag else { continue };
