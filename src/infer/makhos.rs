@@ -977,3 +977,239 @@ fn squares_of(mv: &Move) -> Vec<String> {
         .map(Square::to_string)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::makhos::Men;
+    use crate::infer::eight::probabilities;
+
+    fn sure(occupancy: &Occupancy) -> Vec<[f32; 3]> {
+        probabilities(occupancy, &[0.98; 64])
+    }
+
+    fn look(squares: &[[f32; 3]], since: f64, now: f64, hand_seen: bool) -> Seen8<'_> {
+        Seen8 {
+            squares,
+            since,
+            now,
+            hand_seen,
+        }
+    }
+
+    fn man(color: Color) -> Option<Piece> {
+        Some(Piece {
+            color,
+            kind: Kind::Man,
+        })
+    }
+
+    fn place(position: &mut Position, squares: &[(u32, Color)]) {
+        for &(number, color) in squares {
+            position.set(Square::new(number).unwrap(), man(color));
+        }
+    }
+
+    fn flags(outcomes: &[Outcome]) -> Vec<HosFlag> {
+        outcomes
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Flag(f) => Some(f.kind),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn moves(outcomes: &[Outcome]) -> Vec<String> {
+        outcomes
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Move { mv, .. } => Some(mv.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_multi_capture_lifted_piece_by_piece_is_one_move_and_no_flag() {
+        let mut start = Position::empty(Color::White);
+        place(
+            &mut start,
+            &[
+                (6, Color::White),
+                (10, Color::Black),
+                (19, Color::Black),
+                (32, Color::Black),
+            ],
+        );
+        let capture = start.legal_moves()[0];
+        assert_eq!(capture.captured_count(), 2);
+        let after = start.play(&capture);
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        // The piece has landed; both prisoners still stand.
+        let mut board = after.occupancy();
+        for square in capture.captured() {
+            let (row, col) = square.row_col();
+            board.set(row, col, Some(Color::Black));
+        }
+        let out = game.observe(&look(&sure(&board), 1.0, 1.3, true));
+        assert_eq!(moves(&out), [capture.to_string()]);
+        assert!(flags(&out).is_empty(), "{out:?}");
+        // Lifted one, then the other: nothing new to record, nothing to flag.
+        let first = capture.captured().next().unwrap();
+        let (row, col) = first.row_col();
+        board.set(row, col, None);
+        assert!(
+            game.observe(&look(&sure(&board), 2.0, 2.3, true))
+                .is_empty()
+        );
+        let out = game.observe(&look(&sure(&after.occupancy()), 3.0, 3.3, true));
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(game.moves_played(), 1);
+    }
+
+    #[test]
+    fn hos_1_2_2_a_king_is_known_from_the_promotion_not_from_pixels() {
+        let mut start = Position::empty(Color::White);
+        place(&mut start, &[(25, Color::White), (1, Color::Black)]);
+        let promotion = start
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.promotes())
+            .unwrap();
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        let out = game.observe(&look(
+            &sure(&start.play(&promotion).occupancy()),
+            1.0,
+            1.3,
+            true,
+        ));
+        assert!(
+            matches!(out[0], Outcome::Move { promoted: true, .. }),
+            "{out:?}"
+        );
+        assert_eq!(
+            game.position().piece_at(promotion.to()).map(|p| p.kind),
+            Some(Kind::King)
+        );
+    }
+
+    #[test]
+    fn hos_3_4_moving_twice_is_a_warning() {
+        let start = Position::start(Men::Eight, Color::White);
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        let first = start.legal_moves()[0];
+        let after = start.play(&first);
+        game.observe(&look(&sure(&after.occupancy()), 1.0, 1.3, true));
+        let mut again = after;
+        again.set_turn(Color::White);
+        let second = again.legal_moves()[0];
+        let out = game.observe(&look(
+            &sure(&again.play(&second).occupancy()),
+            4.0,
+            4.3,
+            true,
+        ));
+        assert_eq!(flags(&out), [HosFlag::DoubleMove]);
+        let Some(Outcome::Flag(flag)) = out.iter().find(|o| matches!(o, Outcome::Flag(_))) else {
+            unreachable!()
+        };
+        assert_eq!(flag.rules[0].to_string(), "HOS 3.4");
+        assert_eq!(flag.penalties, [Penalty::Warning]);
+    }
+
+    #[test]
+    fn hos_3_2_a_knocked_piece_is_flagged_once_and_resolved_when_put_back() {
+        let start = Position::start(Men::Eight, Color::White);
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        // White's man on 5 slides to 9 with no hand: a legal-looking step, not a move.
+        let mut knocked = start.occupancy();
+        let (from, to) = (
+            Square::new(5).unwrap().row_col(),
+            Square::new(9).unwrap().row_col(),
+        );
+        knocked.set(from.0, from.1, None);
+        knocked.set(to.0, to.1, Some(Color::White));
+        let squares = sure(&knocked);
+        assert!(
+            game.observe(&look(&squares, 1.0, 1.5, false)).is_empty(),
+            "not yet"
+        );
+        let out = game.observe(&look(&squares, 1.0, 3.1, false));
+        assert_eq!(flags(&out), [HosFlag::Displaced]);
+        assert!(moves(&out).is_empty());
+        assert!(
+            game.observe(&look(&squares, 1.0, 4.0, false)).is_empty(),
+            "once"
+        );
+        // Put back by hand: it could also be the knocked piece moved on as White's move,
+        // so it must stand before it is believed.
+        let back = sure(&start.occupancy());
+        assert!(game.observe(&look(&back, 5.0, 5.3, true)).is_empty());
+        let out = game.observe(&look(&back, 5.0, 7.5, true));
+        assert!(
+            matches!(
+                out.as_slice(),
+                [Outcome::Resolved {
+                    kind: HosFlag::Displaced,
+                    ..
+                }]
+            ),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn hos_1_5_1_a_move_over_two_minutes_is_flagged() {
+        let start = Position::start(Men::Eight, Color::White);
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        game.observe(&look(&sure(&start.occupancy()), 0.0, 0.3, false));
+        let first = start.legal_moves()[0];
+        let out = game.observe(&look(
+            &sure(&start.play(&first).occupancy()),
+            130.0,
+            130.3,
+            true,
+        ));
+        assert_eq!(flags(&out), [HosFlag::OverTime]);
+        assert_eq!(HosFlag::OverTime.rules()[0].to_string(), "HOS 1.5.1");
+    }
+
+    #[test]
+    fn hos_5_3_the_sixteen_move_count_runs_with_kings_only() {
+        let mut start = Position::empty(Color::White);
+        let king = |color| {
+            Some(Piece {
+                color,
+                kind: Kind::King,
+            })
+        };
+        start.set(Square::new(1).unwrap(), king(Color::White));
+        start.set(Square::new(32).unwrap(), king(Color::Black));
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        let mut position = start;
+        let mut counts = Vec::new();
+        for ply in 0..16usize {
+            // A quiet king move that gives the other king nothing to capture.
+            let moves = position.legal_moves();
+            let mv = moves
+                .iter()
+                .copied()
+                .find(|m| !position.play(m).has_capture())
+                .unwrap_or(moves[0]);
+            position = position.play(&mv);
+            let t = 5.0 * ply as f64;
+            for outcome in game.observe(&look(&sure(&position.occupancy()), t, t + 0.3, true)) {
+                match outcome {
+                    Outcome::Count { rule, reached, .. } if rule.number == "5.3" => {
+                        counts.push(reached)
+                    }
+                    Outcome::Flag(f) if f.kind == HosFlag::SixteenMoves => counts.push(99),
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(counts[..3], [1, 2, 3]);
+        assert_eq!(counts.last(), Some(&99), "{counts:?}");
+    }
+}

@@ -660,3 +660,84 @@ impl MakrukInference {
         self.history.iter().map(|c| c.at).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infer::eight::probabilities;
+
+    fn look(squares: &[[f32; 3]], since: f64) -> Seen8<'_> {
+        Seen8 {
+            squares,
+            since,
+            now: since + 0.3,
+            hand_seen: true,
+        }
+    }
+
+    #[test]
+    fn a_square_hidden_behind_a_tall_piece_is_decided_by_the_legal_moves() {
+        let start = Position::start();
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let mv = *start
+            .legal_moves()
+            .iter()
+            .find(|m| m.uci() == "e3e4")
+            .unwrap();
+        let mut squares = probabilities(&start.after(&mv).occupancy(), &[0.97; 64]);
+        // e4 (row 4, col 4) reads half empty, half light: the Bia's square is unsure.
+        squares[4 * 8 + 4] = [0.45, 0.1, 0.45];
+        let out = game.observe(&look(&squares, 1.0));
+        assert!(
+            matches!(&out[..], [Outcome::Move { san, .. }] if san == "e4"),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_double_move_cites_makruk_4() {
+        let start = Position::start();
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let first = start.legal_moves()[0];
+        let after = start.after(&first);
+        game.observe(&look(&probabilities(&after.occupancy(), &[0.97; 64]), 1.0));
+        let again = after.with_turn(Color::White);
+        let second = again.legal_moves()[3];
+        let twice = again.after(&second);
+        let out = game.observe(&look(&probabilities(&twice.occupancy(), &[0.97; 64]), 4.0));
+        let flag = out
+            .iter()
+            .find_map(|o| match o {
+                Outcome::Flag(f) => Some(f),
+                _ => None,
+            })
+            .expect("a flag");
+        assert_eq!(flag.kind, RukFlag::DoubleMove);
+        assert_eq!(flag.rules[0].to_string(), "MAKRUK 4");
+    }
+
+    #[test]
+    fn makruk_9_the_pieces_honour_count_is_shown_as_it_runs() {
+        let start = Position::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").unwrap();
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let mut position = start;
+        let mut counts = Vec::new();
+        for ply in 0..4 {
+            let mv = position.legal_moves()[0];
+            position.play(&mv);
+            let squares = probabilities(&position.occupancy(), &[0.97; 64]);
+            for outcome in game.observe(&look(&squares, 5.0 * ply as f64)) {
+                if let Outcome::Count(Some(count)) = outcome {
+                    counts.push((count.kind, count.limit, count.reached));
+                }
+            }
+        }
+        assert_eq!(counts.len(), 4, "{counts:?}");
+        assert!(
+            counts
+                .iter()
+                .all(|c| c.0 == CountKind::PiecesHonour && c.1 == 16)
+        );
+        assert!(counts.windows(2).all(|w| w[1].2 >= w[0].2), "{counts:?}");
+    }
+}
