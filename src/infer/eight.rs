@@ -10,6 +10,7 @@
 //! behind a tall Makruk piece a square may read half empty, half dark, and the legal
 //! moves decide.
 
+use super::go::InferOptions;
 use crate::games::{Article, Color, Occupancy, Penalty};
 use std::collections::BTreeMap;
 
@@ -185,6 +186,171 @@ pub fn closest<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Option<(T, usi
         })
         .min_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))
         .map(|(contradicted, _, what)| (what, contradicted))
+}
+
+/// What a stage keeps between sightings to decide when to act.
+#[derive(Clone, Debug)]
+pub struct Waiting<R> {
+    /// Time the last move was completed (or the first sighting).
+    pub clock: Option<f64>,
+    /// The likeliest reading of a change not yet sure enough to act on.
+    pub unsure: Option<R>,
+    /// An irregular sighting not yet standing long enough to be flagged.
+    pub irregular: Option<Kept>,
+    /// The last sighting no explanation fitted: a piece set down on a wrong square shows
+    /// here before it is moved on.
+    pub transient: Option<Occupancy>,
+}
+
+impl<R> Default for Waiting<R> {
+    fn default() -> Self {
+        Waiting {
+            clock: None,
+            unsure: None,
+            irregular: None,
+            transient: None,
+        }
+    }
+}
+
+/// A game's inference stage, as [`observe`] drives it.
+pub trait Stage {
+    type Reading: Copy + PartialEq;
+    type Outcome;
+    fn options(&self) -> &InferOptions;
+    fn waiting(&mut self) -> &mut Waiting<Self::Reading>;
+    /// Every explanation of a sighting from the recorded position.
+    fn candidates(&self) -> Vec<Candidate<Self::Reading>>;
+    fn is_nothing(reading: &Self::Reading) -> bool;
+    /// The first move of the side to move a reading plays, as a reading of its own.
+    fn first_move(reading: &Self::Reading) -> Option<Self::Reading>;
+    fn apply(&mut self, reading: Self::Reading, seen: &Seen8, outcomes: &mut Vec<Self::Outcome>);
+    /// Flags whose squares show the rules' position again.
+    fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Self::Outcome>);
+    /// A change no explanation fits, standing long enough to be believed.
+    fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Self::Outcome>);
+    /// The note that the next move was read on the likeliest reading only.
+    fn low_confidence(&self) -> Self::Outcome;
+}
+
+/// Acts on a settled sighting. Returns nothing when it shows nothing new, or when it must
+/// stand longer before it is believed (call again with a later `now`): a clean move with a
+/// hand seen at once; an unsure one after `unexplained_seconds`, or when the next move
+/// begins; an irregular one after `confirm_seconds` (`unexplained_seconds` with no hand),
+/// or as soon as the board moves on from it.
+pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
+    let mut outcomes = Vec::new();
+    if seen.squares.len() < 64 {
+        return outcomes;
+    }
+    stage.waiting().clock.get_or_insert(seen.since);
+    let stood = seen.now - seen.since;
+    let (unexplained, confirm, stills) = {
+        let options = stage.options();
+        (
+            options.unexplained_seconds,
+            options.confirm_seconds,
+            options.stills,
+        )
+    };
+    let earlier_sighting = |earlier: &Kept| Seen8 {
+        squares: &[],
+        since: earlier.since,
+        now: seen.since,
+        hand_seen: earlier.hand_seen,
+    };
+    if let Some(earlier) = stage
+        .waiting()
+        .irregular
+        .take_if(|earlier| !earlier.hand_seen && earlier.since != seen.since)
+    {
+        // A change no hand made stood: a disturbance, whatever follows it.
+        let earlier_seen = Seen8 {
+            squares: &earlier.squares,
+            ..earlier_sighting(&earlier)
+        };
+        stage.irregular(&earlier_seen, &mut outcomes);
+    }
+    let reading = match rank(stage.candidates(), seen) {
+        Ranking::Clear(reading) if S::is_nothing(&reading) => {
+            if let Some(earlier) = stage.waiting().irregular.take()
+                && earlier.since != seen.since
+            {
+                // Disturbed and put right before it had stood long: still flagged.
+                let earlier_seen = Seen8 {
+                    squares: &earlier.squares,
+                    ..earlier_sighting(&earlier)
+                };
+                stage.irregular(&earlier_seen, &mut outcomes);
+            }
+            stage.resolve(seen, &mut outcomes);
+            return outcomes;
+        }
+        Ranking::Clear(reading) if seen.hand_seen => reading,
+        Ranking::Unsure(best, second) if seen.hand_seen => {
+            if let Some(first) = S::first_move(&best).filter(|&m| S::first_move(&second) == Some(m))
+            {
+                // Both readings begin with the same move: that much is sure.
+                first
+            } else if stood < unexplained {
+                stage.waiting().unsure = Some(best);
+                return outcomes;
+            } else if S::is_nothing(&best) {
+                stage.resolve(seen, &mut outcomes);
+                return outcomes;
+            } else {
+                outcomes.push(stage.low_confidence());
+                best
+            }
+        }
+        _ => {
+            if let Some(earlier) = stage.waiting().irregular.take()
+                && earlier.since != seen.since
+            {
+                // An irregular sighting the board has since moved on from: it stood, so
+                // it happened.
+                let earlier_seen = Seen8 {
+                    squares: &earlier.squares,
+                    ..earlier_sighting(&earlier)
+                };
+                stage.irregular(&earlier_seen, &mut outcomes);
+                outcomes.extend(observe(stage, seen));
+                return outcomes;
+            }
+            if seen.hand_seen
+                && let Some(earlier) = stage.waiting().unsure.take()
+            {
+                // The next move began before the last was sure: take the likeliest
+                // reading of that one, then look again.
+                outcomes.push(stage.low_confidence());
+                stage.apply(earlier, seen, &mut outcomes);
+                outcomes.extend(observe(stage, seen));
+                return outcomes;
+            }
+            stage.waiting().transient = Some(seen.read());
+            let wait = if seen.hand_seen { confirm } else { unexplained };
+            if stood >= wait || stills {
+                stage.irregular(seen, &mut outcomes);
+                let waiting = stage.waiting();
+                waiting.transient = None;
+                waiting.irregular = None;
+            } else {
+                stage.waiting().irregular = Some(Kept {
+                    squares: seen.squares.to_vec(),
+                    since: seen.since,
+                    hand_seen: seen.hand_seen,
+                });
+            }
+            return outcomes;
+        }
+    };
+    let waiting = stage.waiting();
+    waiting.unsure = None;
+    waiting.irregular = None;
+    stage.apply(reading, seen, &mut outcomes);
+    stage.resolve(seen, &mut outcomes);
+    stage.waiting().transient = None;
+    outcomes
 }
 
 /// A flag as the stages raise it: what it is about, with its rules and penalties.

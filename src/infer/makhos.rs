@@ -21,7 +21,7 @@
 //! shown as they run ([`Outcome::Count`]) and flagged at their limits.
 
 use super::eight::{
-    Candidate, Differences, Expected, Kept, RaisedFlag, Ranking, Seen8, changes, closest, rank,
+    Candidate, Differences, Expected, RaisedFlag, Seen8, Stage, Waiting, changes, closest,
 };
 use super::go::InferOptions;
 use crate::games::makhos::{
@@ -201,7 +201,7 @@ struct Committed {
 
 /// An explanation of a sighting.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Reading {
+pub enum Reading {
     Nothing,
     One(Move, MoveClass),
     /// Both sides moved between two sightings.
@@ -233,20 +233,12 @@ pub struct MakhosInference {
     position: Position,
     differences: Differences<HosFlag>,
     history: Vec<Committed>,
-    /// Time the last move was completed (or the game started).
-    clock: Option<f64>,
     next_flag_id: u32,
     seen_positions: HashMap<Position, u32>,
     quiet_moves: u32,
-    /// A sighting no explanation fitted, since the last decision: a piece set down on a
-    /// wrong square shows here before it is moved on.
-    transient: Option<Occupancy>,
     /// The side that moved first.
     first: Color,
-    /// The likeliest reading of a change not yet sure enough to act on.
-    unsure: Option<Reading>,
-    /// An irregular sighting not yet standing long enough to be flagged.
-    irregular_sighting: Option<Kept>,
+    waiting: Waiting<Reading>,
 }
 
 fn square_name(row: usize, col: usize) -> String {
@@ -271,14 +263,11 @@ impl MakhosInference {
             position,
             differences: Differences::default(),
             history: Vec::new(),
-            clock: None,
             next_flag_id: 1,
             seen_positions,
             quiet_moves: 0,
-            transient: None,
             first: position.turn(),
-            unsure: None,
-            irregular_sighting: None,
+            waiting: Waiting::default(),
         }
     }
 
@@ -303,118 +292,7 @@ impl MakhosInference {
     /// Acts on a settled sighting. Returns nothing when it shows nothing new, or when it
     /// must stand longer before it is believed (call again with a later `now`).
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
-        let mut outcomes = Vec::new();
-        if seen.squares.len() < 64 {
-            return outcomes;
-        }
-        self.clock.get_or_insert(seen.since);
-        let stood = seen.now - seen.since;
-        if let Some(earlier) = self
-            .irregular_sighting
-            .take_if(|earlier| !earlier.hand_seen && earlier.since != seen.since)
-        {
-            // A change no hand made stood: a disturbance, whatever follows it.
-            let earlier_seen = Seen8 {
-                squares: &earlier.squares,
-                since: earlier.since,
-                now: seen.since,
-                hand_seen: false,
-            };
-            self.irregular(&earlier_seen, &mut outcomes);
-        }
-        let ranking = rank(self.candidates(), seen);
-        let reading = match ranking {
-            Ranking::Clear(Reading::Nothing) => {
-                if let Some(earlier) = self.irregular_sighting.take()
-                    && earlier.since != seen.since
-                {
-                    // Disturbed and put right before it had stood long: still flagged.
-                    let earlier_seen = Seen8 {
-                        squares: &earlier.squares,
-                        since: earlier.since,
-                        now: seen.since,
-                        hand_seen: earlier.hand_seen,
-                    };
-                    self.irregular(&earlier_seen, &mut outcomes);
-                }
-                self.resolve(seen, &mut outcomes);
-                return outcomes;
-            }
-            Ranking::Clear(reading) if seen.hand_seen => reading,
-            Ranking::Unsure(best, second) if seen.hand_seen => {
-                if let Some(first) = best
-                    .first_move()
-                    .filter(|&m| second.first_move() == Some(m))
-                {
-                    // Both readings begin with the same move: that much is sure.
-                    first
-                } else if stood < self.options.unexplained_seconds {
-                    self.unsure = Some(best);
-                    return outcomes;
-                } else if matches!(best, Reading::Nothing) {
-                    self.resolve(seen, &mut outcomes);
-                    return outcomes;
-                } else {
-                    outcomes.push(Outcome::LowConfidence {
-                        number: self.history.len() + 1,
-                    });
-                    best
-                }
-            }
-            _ => {
-                if let Some(earlier) = self.irregular_sighting.take()
-                    && earlier.since != seen.since
-                {
-                    // An irregular sighting the board has since moved on from: it stood,
-                    // so it happened.
-                    let earlier_seen = Seen8 {
-                        squares: &earlier.squares,
-                        since: earlier.since,
-                        now: seen.since,
-                        hand_seen: earlier.hand_seen,
-                    };
-                    self.irregular(&earlier_seen, &mut outcomes);
-                    outcomes.extend(self.observe(seen));
-                    return outcomes;
-                }
-                if seen.hand_seen
-                    && let Some(earlier) = self.unsure.take()
-                {
-                    // The next move began before the last was sure: take the likeliest
-                    // reading of that one, then look again.
-                    outcomes.push(Outcome::LowConfidence {
-                        number: self.history.len() + 1,
-                    });
-                    self.apply(earlier, seen, &mut outcomes);
-                    outcomes.extend(self.observe(seen));
-                    return outcomes;
-                }
-                self.transient = Some(seen.read());
-                let wait = if seen.hand_seen {
-                    self.options.confirm_seconds
-                } else {
-                    self.options.unexplained_seconds
-                };
-                if stood >= wait || self.options.stills {
-                    self.irregular(seen, &mut outcomes);
-                    self.transient = None;
-                    self.irregular_sighting = None;
-                } else {
-                    self.irregular_sighting = Some(Kept {
-                        squares: seen.squares.to_vec(),
-                        since: seen.since,
-                        hand_seen: seen.hand_seen,
-                    });
-                }
-                return outcomes;
-            }
-        };
-        self.unsure = None;
-        self.irregular_sighting = None;
-        self.apply(reading, seen, &mut outcomes);
-        self.resolve(seen, &mut outcomes);
-        self.transient = None;
-        outcomes
+        super::eight::observe(self, seen)
     }
 
     fn candidates(&self) -> Vec<Candidate<Reading>> {
@@ -603,7 +481,7 @@ impl MakhosInference {
     /// Whether the last unexplained sighting showed the moving piece set down elsewhere
     /// first: its origin and destination empty and one more piece of its colour.
     fn set_down_first(&self, mv: &Move) -> bool {
-        let Some(transient) = &self.transient else {
+        let Some(transient) = &self.waiting.transient else {
             return false;
         };
         let color = self.position.turn();
@@ -714,8 +592,8 @@ impl MakhosInference {
                 )
             }
         };
-        let seconds = seen.since - self.clock.unwrap_or(seen.since);
-        self.clock = Some(seen.since);
+        let seconds = seen.since - self.waiting.clock.unwrap_or(seen.since);
+        self.waiting.clock = Some(seen.since);
         self.history.push(Committed {
             before,
             played,
@@ -976,6 +854,49 @@ fn squares_of(mv: &Move) -> Vec<String> {
         .iter()
         .map(Square::to_string)
         .collect()
+}
+
+impl Stage for MakhosInference {
+    type Reading = Reading;
+    type Outcome = Outcome;
+
+    fn options(&self) -> &InferOptions {
+        &self.options
+    }
+
+    fn waiting(&mut self) -> &mut Waiting<Reading> {
+        &mut self.waiting
+    }
+
+    fn candidates(&self) -> Vec<Candidate<Reading>> {
+        MakhosInference::candidates(self)
+    }
+
+    fn is_nothing(reading: &Reading) -> bool {
+        matches!(reading, Reading::Nothing)
+    }
+
+    fn first_move(reading: &Reading) -> Option<Reading> {
+        reading.first_move()
+    }
+
+    fn apply(&mut self, reading: Reading, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        MakhosInference::apply(self, reading, seen, outcomes);
+    }
+
+    fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        MakhosInference::resolve(self, seen, outcomes);
+    }
+
+    fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        MakhosInference::irregular(self, seen, outcomes);
+    }
+
+    fn low_confidence(&self) -> Outcome {
+        Outcome::LowConfidence {
+            number: self.history.len() + 1,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 //! flagged at their limits.
 
 use super::eight::{
-    Candidate, Differences, Expected, Kept, RaisedFlag, Ranking, Seen8, changes, closest, rank,
+    Candidate, Differences, Expected, RaisedFlag, Seen8, Stage, Waiting, changes, closest,
 };
 use super::go::InferOptions;
 use crate::games::makruk::{Count, CountKind, Move, Position, Square, Status, to_san};
@@ -134,8 +134,9 @@ struct Committed {
     at: f64,
 }
 
+/// An explanation of a sighting (see `infer::makhos::Reading`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Reading {
+pub enum Reading {
     Nothing,
     One(Move),
     Two(Move, Move),
@@ -162,16 +163,11 @@ pub struct MakrukInference {
     position: Position,
     differences: Differences<RukFlag>,
     history: Vec<Committed>,
-    clock: Option<f64>,
     next_flag_id: u32,
     seen_positions: HashMap<(crate::games::makruk::Board, Color), u32>,
-    transient: Option<Occupancy>,
     /// The side that moved first.
     first: Color,
-    /// The likeliest reading of a change not yet sure enough to act on.
-    unsure: Option<Reading>,
-    /// An irregular sighting not yet standing long enough to be flagged.
-    irregular_sighting: Option<Kept>,
+    waiting: Waiting<Reading>,
 }
 
 fn square_name(row: usize, col: usize) -> String {
@@ -188,13 +184,10 @@ impl MakrukInference {
             position,
             differences: Differences::default(),
             history: Vec::new(),
-            clock: None,
             next_flag_id: 1,
             seen_positions,
-            transient: None,
             first,
-            unsure: None,
-            irregular_sighting: None,
+            waiting: Waiting::default(),
         }
     }
 
@@ -216,118 +209,7 @@ impl MakrukInference {
 
     /// Acts on a settled sighting; see `MakhosInference::observe` for when it waits.
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
-        let mut outcomes = Vec::new();
-        if seen.squares.len() < 64 {
-            return outcomes;
-        }
-        self.clock.get_or_insert(seen.since);
-        let stood = seen.now - seen.since;
-        if let Some(earlier) = self
-            .irregular_sighting
-            .take_if(|earlier| !earlier.hand_seen && earlier.since != seen.since)
-        {
-            // A change no hand made stood: a disturbance, whatever follows it.
-            let earlier_seen = Seen8 {
-                squares: &earlier.squares,
-                since: earlier.since,
-                now: seen.since,
-                hand_seen: false,
-            };
-            self.irregular(&earlier_seen, &mut outcomes);
-        }
-        let ranking = rank(self.candidates(), seen);
-        let reading = match ranking {
-            Ranking::Clear(Reading::Nothing) => {
-                if let Some(earlier) = self.irregular_sighting.take()
-                    && earlier.since != seen.since
-                {
-                    // Disturbed and put right before it had stood long: still flagged.
-                    let earlier_seen = Seen8 {
-                        squares: &earlier.squares,
-                        since: earlier.since,
-                        now: seen.since,
-                        hand_seen: earlier.hand_seen,
-                    };
-                    self.irregular(&earlier_seen, &mut outcomes);
-                }
-                self.resolve(seen, &mut outcomes);
-                return outcomes;
-            }
-            Ranking::Clear(reading) if seen.hand_seen => reading,
-            Ranking::Unsure(best, second) if seen.hand_seen => {
-                if let Some(first) = best
-                    .first_move()
-                    .filter(|&m| second.first_move() == Some(m))
-                {
-                    // Both readings begin with the same move: that much is sure.
-                    first
-                } else if stood < self.options.unexplained_seconds {
-                    self.unsure = Some(best);
-                    return outcomes;
-                } else if matches!(best, Reading::Nothing) {
-                    self.resolve(seen, &mut outcomes);
-                    return outcomes;
-                } else {
-                    outcomes.push(Outcome::LowConfidence {
-                        number: self.history.len() + 1,
-                    });
-                    best
-                }
-            }
-            _ => {
-                if let Some(earlier) = self.irregular_sighting.take()
-                    && earlier.since != seen.since
-                {
-                    // An irregular sighting the board has since moved on from: it stood,
-                    // so it happened.
-                    let earlier_seen = Seen8 {
-                        squares: &earlier.squares,
-                        since: earlier.since,
-                        now: seen.since,
-                        hand_seen: earlier.hand_seen,
-                    };
-                    self.irregular(&earlier_seen, &mut outcomes);
-                    outcomes.extend(self.observe(seen));
-                    return outcomes;
-                }
-                if seen.hand_seen
-                    && let Some(earlier) = self.unsure.take()
-                {
-                    // The next move began before the last was sure: take the likeliest
-                    // reading of that one, then look again.
-                    outcomes.push(Outcome::LowConfidence {
-                        number: self.history.len() + 1,
-                    });
-                    self.apply(earlier, seen, &mut outcomes);
-                    outcomes.extend(self.observe(seen));
-                    return outcomes;
-                }
-                self.transient = Some(seen.read());
-                let wait = if seen.hand_seen {
-                    self.options.confirm_seconds
-                } else {
-                    self.options.unexplained_seconds
-                };
-                if stood >= wait || self.options.stills {
-                    self.irregular(seen, &mut outcomes);
-                    self.transient = None;
-                    self.irregular_sighting = None;
-                } else {
-                    self.irregular_sighting = Some(Kept {
-                        squares: seen.squares.to_vec(),
-                        since: seen.since,
-                        hand_seen: seen.hand_seen,
-                    });
-                }
-                return outcomes;
-            }
-        };
-        self.unsure = None;
-        self.irregular_sighting = None;
-        self.apply(reading, seen, &mut outcomes);
-        self.resolve(seen, &mut outcomes);
-        self.transient = None;
-        outcomes
+        super::eight::observe(self, seen)
     }
 
     fn candidates(&self) -> Vec<Candidate<Reading>> {
@@ -471,7 +353,7 @@ impl MakrukInference {
     /// Whether the last unexplained sighting showed the moving piece set down elsewhere
     /// first (see `MakhosInference`).
     fn set_down_first(&self, mv: &Move) -> bool {
-        let Some(transient) = &self.transient else {
+        let Some(transient) = &self.waiting.transient else {
             return false;
         };
         let color = self.position.turn();
@@ -508,8 +390,8 @@ impl MakrukInference {
         let before = self.position.clone();
         let color = before.turn();
         let san = to_san(&before, &mv);
-        let seconds = seen.since - self.clock.unwrap_or(seen.since);
-        self.clock = Some(seen.since);
+        let seconds = seen.since - self.waiting.clock.unwrap_or(seen.since);
+        self.waiting.clock = Some(seen.since);
         self.position.play(&mv);
         self.history.push(Committed {
             before: before.clone(),
@@ -658,6 +540,49 @@ impl MakrukInference {
 
     pub fn move_times(&self) -> Vec<f64> {
         self.history.iter().map(|c| c.at).collect()
+    }
+}
+
+impl Stage for MakrukInference {
+    type Reading = Reading;
+    type Outcome = Outcome;
+
+    fn options(&self) -> &InferOptions {
+        &self.options
+    }
+
+    fn waiting(&mut self) -> &mut Waiting<Reading> {
+        &mut self.waiting
+    }
+
+    fn candidates(&self) -> Vec<Candidate<Reading>> {
+        MakrukInference::candidates(self)
+    }
+
+    fn is_nothing(reading: &Reading) -> bool {
+        matches!(reading, Reading::Nothing)
+    }
+
+    fn first_move(reading: &Reading) -> Option<Reading> {
+        reading.first_move()
+    }
+
+    fn apply(&mut self, reading: Reading, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        MakrukInference::apply(self, reading, seen, outcomes);
+    }
+
+    fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        MakrukInference::resolve(self, seen, outcomes);
+    }
+
+    fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        MakrukInference::irregular(self, seen, outcomes);
+    }
+
+    fn low_confidence(&self) -> Outcome {
+        Outcome::LowConfidence {
+            number: self.history.len() + 1,
+        }
     }
 }
 
