@@ -10,6 +10,8 @@
 
 mod actions;
 pub mod evidence;
+pub mod pdn_view;
+pub mod pgn_view;
 mod sgf_view;
 
 pub use actions::{Action, ActionRequest, Corrections, apply_action, point_from_sgf};

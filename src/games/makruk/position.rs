@@ -680,6 +680,15 @@ impl Position {
             .collect()
     }
 
+    /// The same position with `turn` to move, the count kept: what the recorder needs to
+    /// follow a side that moves twice in a row.
+    pub fn with_turn(&self, turn: Color) -> Position {
+        Position {
+            turn,
+            ..self.clone()
+        }
+    }
+
     /// What a repetition compares (MAKRUK 16): placement and side to move.
     pub fn repetition_key(&self) -> (Board, Color) {
         (self.board, self.turn)

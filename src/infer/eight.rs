@@ -1,0 +1,578 @@
+//! What the Mak-hos and Makruk stages share: the richer input they read (per-square
+//! probabilities, so a legal move can outweigh a square the camera is unsure of), how an
+//! explanation is scored against it, the flags they raise, and the book of squares where
+//! the physical board differs from the rules' position.
+//!
+//! Every candidate explanation (no change, a move, two moves, a move taken back…) says
+//! which states each square may show; its fit is the sum over squares of the log of the
+//! best allowed probability. The stage acts on the best candidate only when it beats the
+//! next by [`CLEAR_MARGIN`] and no square contradicts it outright ([`CONTRADICTED`]):
+//! behind a tall Makruk piece a square may read half empty, half dark, and the legal
+//! moves decide.
+
+use super::go::InferOptions;
+use crate::games::{Article, Color, Occupancy, Penalty};
+use std::collections::BTreeMap;
+
+/// A square whose allowed states together have less probability than this contradicts
+/// the explanation: something happened that it does not account for.
+pub const CONTRADICTED: f32 = 0.15;
+
+/// How much better (in natural log units of likelihood) the best explanation must fit
+/// than the next before it is acted on: about twenty times as likely.
+pub const CLEAR_MARGIN: f32 = 3.0;
+
+/// The probability floor, so one impossible-looking square cannot dominate a fit.
+const FLOOR: f32 = 1e-4;
+
+/// A settled position as the tracker saw it, square by square.
+#[derive(Clone, Debug)]
+pub struct Seen8<'a> {
+    /// 64 squares row by row (row 0 the far edge from White), each the probabilities of
+    /// `[empty, dark (Black), light (White)]`.
+    pub squares: &'a [[f32; 3]],
+    /// Source time of the first frame showing it, and now.
+    pub since: f64,
+    pub now: f64,
+    /// Whether a hand (or anything moving) was over the board since the last position
+    /// this stage acted on.
+    pub hand_seen: bool,
+}
+
+impl Seen8<'_> {
+    /// The most probable state of every square.
+    pub fn read(&self) -> Occupancy {
+        let mut occupancy = Occupancy::empty(8, 8);
+        for (index, p) in self.squares.iter().enumerate().take(64) {
+            occupancy.set(index / 8, index % 8, state_color(most_likely(p)));
+        }
+        occupancy
+    }
+}
+
+/// A sighting kept to act on later.
+#[derive(Clone, Debug)]
+pub struct Kept {
+    pub squares: Vec<[f32; 3]>,
+    pub since: f64,
+    pub hand_seen: bool,
+}
+
+/// Probabilities for an occupancy read with per-square `confidence` (what `infer::go`'s
+/// `Seen` carries): the read state gets the confidence, the other two share the rest.
+pub fn probabilities(occupancy: &Occupancy, confidence: &[f32]) -> Vec<[f32; 3]> {
+    (0..64)
+        .map(|index| {
+            let (row, col) = (index / 8, index % 8);
+            let sure = confidence
+                .get(index)
+                .copied()
+                .unwrap_or(1.0)
+                .clamp(0.0, 1.0);
+            let mut p = [(1.0 - sure) / 2.0; 3];
+            p[state_index(occupancy.get(row, col))] = sure;
+            p
+        })
+        .collect()
+}
+
+pub(crate) fn state_index(color: Option<Color>) -> usize {
+    match color {
+        None => 0,
+        Some(Color::Black) => 1,
+        Some(Color::White) => 2,
+    }
+}
+
+fn state_color(index: usize) -> Option<Color> {
+    match index {
+        1 => Some(Color::Black),
+        2 => Some(Color::White),
+        _ => None,
+    }
+}
+
+fn most_likely(p: &[f32; 3]) -> usize {
+    (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0)
+}
+
+/// Which states each square may show under one explanation: bit 0 empty, 1 dark, 2 light.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expected([u8; 64]);
+
+impl Expected {
+    pub fn of(occupancy: &Occupancy) -> Expected {
+        let mut masks = [0u8; 64];
+        for (index, mask) in masks.iter_mut().enumerate() {
+            *mask = 1 << state_index(occupancy.get(index / 8, index % 8));
+        }
+        Expected(masks)
+    }
+
+    /// The square may also show `color` (a captured piece not yet lifted, a known
+    /// difference that may be put right at any time).
+    pub fn allow(&mut self, row: usize, col: usize, color: Option<Color>) {
+        self.0[row * 8 + col] |= 1 << state_index(color);
+    }
+
+    /// Log-likelihood of the sighting under this explanation, and how many squares
+    /// contradict it.
+    pub fn fit(&self, seen: &Seen8) -> (f32, usize) {
+        let mut total = 0.0;
+        let mut contradicted = 0;
+        for (mask, p) in self.0.iter().zip(seen.squares) {
+            let best = (0..3)
+                .filter(|&s| mask & (1 << s) != 0)
+                .map(|s| p[s])
+                .fold(0.0f32, f32::max);
+            contradicted += usize::from(best < CONTRADICTED);
+            total += best.max(FLOOR).ln();
+        }
+        (total, contradicted)
+    }
+}
+
+/// One explanation among those a stage weighs.
+#[derive(Clone, Debug)]
+pub struct Candidate<T> {
+    pub what: T,
+    pub expected: Expected,
+    /// How much less likely this kind of explanation is before looking (log units): a
+    /// move 0, two moves at once or a double move less.
+    pub prior: f32,
+}
+
+/// The verdict on a sighting.
+#[derive(Debug)]
+pub enum Ranking<T> {
+    /// One explanation clearly wins.
+    Clear(T),
+    /// The best fits, but another (the second) fits almost as well: wait for a better
+    /// look, or act on what the two agree on.
+    Unsure(T, T),
+    /// No explanation fits every square.
+    Unexplained,
+}
+
+/// Ranks the candidates against the sighting.
+pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
+    let mut scored: Vec<(f32, usize, T)> = candidates
+        .into_iter()
+        .map(|c| {
+            let (fit, contradicted) = c.expected.fit(seen);
+            (fit + c.prior, contradicted, c.what)
+        })
+        .filter(|(_, contradicted, _)| *contradicted == 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut ranked = scored.into_iter();
+    match (ranked.next(), ranked.next()) {
+        (None, _) => Ranking::Unexplained,
+        (Some((best, _, what)), Some((second, _, other))) if best - second < CLEAR_MARGIN => {
+            Ranking::Unsure(what, other)
+        }
+        (Some((_, _, what)), _) => Ranking::Clear(what),
+    }
+}
+
+/// The explanation fewest squares contradict (the best fit among those), with that
+/// number: a clean move beside a disturbance leaves only the disturbance unexplained.
+pub fn closest<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Option<(T, usize)> {
+    candidates
+        .into_iter()
+        .map(|c| {
+            let (fit, contradicted) = c.expected.fit(seen);
+            (contradicted, fit + c.prior, c.what)
+        })
+        .min_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))
+        .map(|(contradicted, _, what)| (what, contradicted))
+}
+
+/// What a stage keeps between sightings to decide when to act.
+#[derive(Clone, Debug)]
+pub struct Waiting<R> {
+    /// Time the last move was completed (or the first sighting).
+    pub clock: Option<f64>,
+    /// The likeliest reading of a change not yet sure enough to act on.
+    pub unsure: Option<R>,
+    /// An irregular sighting not yet standing long enough to be flagged.
+    pub irregular: Option<Kept>,
+    /// The last sighting no explanation fitted: a piece set down on a wrong square shows
+    /// here before it is moved on.
+    pub transient: Option<Occupancy>,
+}
+
+impl<R> Default for Waiting<R> {
+    fn default() -> Self {
+        Waiting {
+            clock: None,
+            unsure: None,
+            irregular: None,
+            transient: None,
+        }
+    }
+}
+
+/// A game's inference stage, as [`observe`] drives it.
+pub trait Stage {
+    type Reading: Copy + PartialEq;
+    type Outcome;
+    fn options(&self) -> &InferOptions;
+    fn waiting(&mut self) -> &mut Waiting<Self::Reading>;
+    /// Every explanation of a sighting from the recorded position.
+    fn candidates(&self) -> Vec<Candidate<Self::Reading>>;
+    fn is_nothing(reading: &Self::Reading) -> bool;
+    /// The first move of the side to move a reading plays, as a reading of its own.
+    fn first_move(reading: &Self::Reading) -> Option<Self::Reading>;
+    fn apply(&mut self, reading: Self::Reading, seen: &Seen8, outcomes: &mut Vec<Self::Outcome>);
+    /// Flags whose squares show the rules' position again.
+    fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Self::Outcome>);
+    /// A change no explanation fits, standing long enough to be believed.
+    fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Self::Outcome>);
+    /// The note that the next move was read on the likeliest reading only.
+    fn low_confidence(&self) -> Self::Outcome;
+}
+
+/// Acts on a settled sighting. Returns nothing when it shows nothing new, or when it must
+/// stand longer before it is believed (call again with a later `now`): a clean move with a
+/// hand seen at once; an unsure one after `unexplained_seconds`, or when the next move
+/// begins; an irregular one after `confirm_seconds` (`unexplained_seconds` with no hand),
+/// or as soon as the board moves on from it.
+pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
+    let mut outcomes = Vec::new();
+    if seen.squares.len() < 64 {
+        return outcomes;
+    }
+    stage.waiting().clock.get_or_insert(seen.since);
+    let stood = seen.now - seen.since;
+    let (unexplained, confirm, stills) = {
+        let options = stage.options();
+        (
+            options.unexplained_seconds,
+            options.confirm_seconds,
+            options.stills,
+        )
+    };
+    let earlier_sighting = |earlier: &Kept| Seen8 {
+        squares: &[],
+        since: earlier.since,
+        now: seen.since,
+        hand_seen: earlier.hand_seen,
+    };
+    if let Some(earlier) = stage
+        .waiting()
+        .irregular
+        .take_if(|earlier| !earlier.hand_seen && earlier.since != seen.since)
+    {
+        // A change no hand made stood: a disturbance, whatever follows it.
+        let earlier_seen = Seen8 {
+            squares: &earlier.squares,
+            ..earlier_sighting(&earlier)
+        };
+        stage.irregular(&earlier_seen, &mut outcomes);
+    }
+    let reading = match rank(stage.candidates(), seen) {
+        Ranking::Clear(reading) if S::is_nothing(&reading) => {
+            if let Some(earlier) = stage.waiting().irregular.take()
+                && earlier.since != seen.since
+            {
+                // Disturbed and put right before it had stood long: still flagged.
+                let earlier_seen = Seen8 {
+                    squares: &earlier.squares,
+                    ..earlier_sighting(&earlier)
+                };
+                stage.irregular(&earlier_seen, &mut outcomes);
+            }
+            stage.resolve(seen, &mut outcomes);
+            return outcomes;
+        }
+        Ranking::Clear(reading) if seen.hand_seen => reading,
+        Ranking::Unsure(best, second) if seen.hand_seen => {
+            if let Some(first) = S::first_move(&best).filter(|&m| S::first_move(&second) == Some(m))
+            {
+                // Both readings begin with the same move: that much is sure.
+                first
+            } else if stood < unexplained {
+                stage.waiting().unsure = Some(best);
+                return outcomes;
+            } else if S::is_nothing(&best) {
+                stage.resolve(seen, &mut outcomes);
+                return outcomes;
+            } else {
+                outcomes.push(stage.low_confidence());
+                best
+            }
+        }
+        _ => {
+            if let Some(earlier) = stage.waiting().irregular.take()
+                && earlier.since != seen.since
+            {
+                // An irregular sighting the board has since moved on from: it stood, so
+                // it happened.
+                let earlier_seen = Seen8 {
+                    squares: &earlier.squares,
+                    ..earlier_sighting(&earlier)
+                };
+                stage.irregular(&earlier_seen, &mut outcomes);
+                outcomes.extend(observe(stage, seen));
+                return outcomes;
+            }
+            if seen.hand_seen
+                && let Some(earlier) = stage.waiting().unsure.take()
+            {
+                // The next move began before the last was sure: take the likeliest
+                // reading of that one, then look again.
+                outcomes.push(stage.low_confidence());
+                stage.apply(earlier, seen, &mut outcomes);
+                outcomes.extend(observe(stage, seen));
+                return outcomes;
+            }
+            stage.waiting().transient = Some(seen.read());
+            let wait = if seen.hand_seen { confirm } else { unexplained };
+            if stood >= wait || stills {
+                stage.irregular(seen, &mut outcomes);
+                let waiting = stage.waiting();
+                waiting.transient = None;
+                waiting.irregular = None;
+            } else {
+                stage.waiting().irregular = Some(Kept {
+                    squares: seen.squares.to_vec(),
+                    since: seen.since,
+                    hand_seen: seen.hand_seen,
+                });
+            }
+            return outcomes;
+        }
+    };
+    let waiting = stage.waiting();
+    waiting.unsure = None;
+    waiting.irregular = None;
+    stage.apply(reading, seen, &mut outcomes);
+    stage.resolve(seen, &mut outcomes);
+    stage.waiting().transient = None;
+    outcomes
+}
+
+/// A flag as the stages raise it: what it is about, with its rules and penalties.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RaisedFlag<K> {
+    /// Kradan's id for it, to name it when it is resolved.
+    pub id: u32,
+    pub kind: K,
+    pub rules: Vec<Article>,
+    pub penalties: Vec<Penalty>,
+    /// Squares as the game names them (`22`, `e4`).
+    pub squares: Vec<String>,
+    /// The move it is about (1-based ply).
+    pub move_number: Option<usize>,
+    pub color: Option<Color>,
+    pub message: String,
+}
+
+/// A square where the physical board differs from the rules' position, known and handled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Discrepancy<K> {
+    /// What the rules say stands there.
+    pub expected: Option<Color>,
+    /// What the board showed when the difference was noticed.
+    pub shown: Option<Color>,
+    /// The flag raised for it; `None` for captured pieces still being lifted.
+    pub flag: Option<(u32, K)>,
+}
+
+/// A square of the board as `(row, col)`.
+pub type Cell = (usize, usize);
+
+/// A flag whose squares all show the rules' position again: its id, kind and squares.
+pub type Righted<K> = (u32, K, Vec<Cell>);
+
+/// The squares where the physical board differs from the rules' position.
+#[derive(Clone, Debug)]
+pub struct Differences<K> {
+    pub squares: BTreeMap<(usize, usize), Discrepancy<K>>,
+}
+
+impl<K: Copy> Default for Differences<K> {
+    fn default() -> Self {
+        Differences {
+            squares: BTreeMap::new(),
+        }
+    }
+}
+
+impl<K: Copy> Differences<K> {
+    /// Lets every known difference still show as it did, or be put right.
+    pub fn allow_in(&self, expected: &mut Expected) {
+        for (&(row, col), d) in &self.squares {
+            expected.allow(row, col, d.shown);
+            expected.allow(row, col, d.expected);
+        }
+    }
+
+    /// After a decision: forgets the squares that now show the rules' position and
+    /// returns the flags none of whose squares still differ, with their squares.
+    pub fn settle(&mut self, seen: &Seen8, rules: &Occupancy) -> Vec<Righted<K>> {
+        let mut righted: Vec<(Cell, Option<(u32, K)>)> = Vec::new();
+        for (&(row, col), d) in &self.squares {
+            let p = &seen.squares[row * 8 + col];
+            let expected = rules.get(row, col);
+            if p[state_index(expected)] >= p[state_index(d.shown)] {
+                righted.push(((row, col), d.flag));
+            }
+        }
+        let mut resolved: Vec<Righted<K>> = Vec::new();
+        for (square, flag) in righted {
+            self.squares.remove(&square);
+            let Some((id, kind)) = flag else { continue };
+            match resolved.iter_mut().find(|r| r.0 == id) {
+                Some(entry) => entry.2.push(square),
+                None => resolved.push((id, kind, vec![square])),
+            }
+        }
+        resolved.retain(|(id, _, _)| {
+            !self
+                .squares
+                .values()
+                .any(|d| d.flag.map(|f| f.0) == Some(*id))
+        });
+        resolved
+    }
+
+    /// Remembers every square where the sighting confidently contradicts the rules'
+    /// position and that is not yet known, under `flag`. Returns the squares added.
+    pub fn remember(
+        &mut self,
+        seen: &Seen8,
+        rules: &Occupancy,
+        flag: Option<(u32, K)>,
+    ) -> Vec<(usize, usize)> {
+        let read = seen.read();
+        let mut added = Vec::new();
+        for row in 0..8 {
+            for col in 0..8 {
+                let expected = rules.get(row, col);
+                let p = &seen.squares[row * 8 + col];
+                if p[state_index(expected)] >= CONTRADICTED
+                    || self.squares.contains_key(&(row, col))
+                {
+                    continue;
+                }
+                self.squares.insert(
+                    (row, col),
+                    Discrepancy {
+                        expected,
+                        shown: read.get(row, col),
+                        flag,
+                    },
+                );
+                added.push((row, col));
+            }
+        }
+        added
+    }
+
+    /// The rules' occupancy with every known difference shown as the board shows it.
+    pub fn physical(&self, rules: &Occupancy) -> Occupancy {
+        let mut board = rules.clone();
+        for (&(row, col), d) in &self.squares {
+            board.set(row, col, d.shown);
+        }
+        board
+    }
+}
+
+/// What the board changed by, counted by colour: pieces that appeared and vanished.
+pub fn changes(before: &Occupancy, after: &Occupancy) -> (Vec<(usize, usize)>, usize, usize) {
+    let mut squares = Vec::new();
+    let (mut appeared, mut vanished) = (0, 0);
+    for row in 0..8 {
+        for col in 0..8 {
+            let (was, now) = (before.get(row, col), after.get(row, col));
+            if was != now {
+                squares.push((row, col));
+                appeared += usize::from(now.is_some());
+                vanished += usize::from(was.is_some());
+            }
+        }
+    }
+    (squares, appeared, vanished)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sure(rows: &[&str]) -> Vec<[f32; 3]> {
+        let occupancy = Occupancy::from_text_rows(rows).unwrap();
+        probabilities(&occupancy, &[0.98; 64])
+    }
+
+    const EMPTY: [&str; 8] = ["........"; 8];
+
+    #[test]
+    fn a_fitting_explanation_wins_and_a_contradicted_one_never_does() {
+        let mut rows = EMPTY;
+        rows[3] = "...B....";
+        let squares = sure(&rows);
+        let seen = Seen8 {
+            squares: &squares,
+            since: 0.0,
+            now: 0.0,
+            hand_seen: true,
+        };
+        let right = Expected::of(&Occupancy::from_text_rows(&rows).unwrap());
+        let wrong = Expected::of(&Occupancy::from_text_rows(&EMPTY).unwrap());
+        assert!(right.fit(&seen).0 > wrong.fit(&seen).0);
+        assert_eq!(
+            wrong.fit(&seen).1,
+            1,
+            "the dark piece contradicts an empty board"
+        );
+        let ranking = rank(
+            vec![
+                Candidate {
+                    what: "right",
+                    expected: right,
+                    prior: 0.0,
+                },
+                Candidate {
+                    what: "wrong",
+                    expected: wrong,
+                    prior: 0.0,
+                },
+            ],
+            &seen,
+        );
+        assert!(matches!(ranking, Ranking::Clear("right")));
+    }
+
+    #[test]
+    fn an_unsure_square_lets_the_prior_decide_but_not_clearly() {
+        let mut squares = sure(&EMPTY);
+        squares[27] = [0.45, 0.4, 0.15];
+        let seen = Seen8 {
+            squares: &squares,
+            since: 0.0,
+            now: 0.0,
+            hand_seen: true,
+        };
+        let mut rows = EMPTY;
+        rows[3] = "...B....";
+        let candidates = vec![
+            Candidate {
+                what: "piece",
+                expected: Expected::of(&Occupancy::from_text_rows(&rows).unwrap()),
+                prior: 0.0,
+            },
+            Candidate {
+                what: "empty",
+                expected: Expected::of(&Occupancy::from_text_rows(&EMPTY).unwrap()),
+                prior: 0.0,
+            },
+        ];
+        assert!(matches!(
+            rank(candidates, &seen),
+            Ranking::Unsure("empty", "piece")
+        ));
+    }
+}

@@ -1,0 +1,668 @@
+//! Makruk moves from settled positions: what `kradan record --game makruk` decides, with
+//! no pixels.
+//!
+//! As for Mak-hos (`infer::makhos`), each settled sighting is weighed against the
+//! explanations the rules engine (`games::makruk`) offers: nothing new, one legal move
+//! (captures and the Bia turned over on the sixth rank included), two moves in turn, a
+//! side moving twice, the last move taken back or its piece moved on. A tall piece may
+//! hide the square behind it: such a square reads unsure, so it fits an explanation either
+//! way and the legal moves decide.
+//!
+//! RULES.md gives Makruk no article for illegal moves, double moves or pieces disturbed:
+//! like `kradan replay` and the renderer, these cite MAKRUK 4 (the referee decides any
+//! problem during play), a piece moved on after being set down cites MAKRUK 6, all
+//! advisory. An illegal move is not recorded: the record keeps the rules' position, and
+//! the board's difference from it is remembered until put right. Repetition (MAKRUK 16)
+//! and the counts (MAKRUK 7–14, `games::makruk::counting`) are shown as they run and
+//! flagged at their limits.
+
+use super::eight::{
+    Candidate, Differences, Expected, RaisedFlag, Seen8, Stage, Waiting, changes, closest,
+};
+use super::go::InferOptions;
+use crate::games::makruk::{Count, CountKind, Move, Position, Square, Status, to_san};
+use crate::games::{Article, Color, Occupancy, Penalty, Source};
+use std::collections::HashMap;
+
+/// Times the same position may come about before a draw (MAKRUK 16).
+pub const REPETITION_LIMIT: u32 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RukFlag {
+    Illegal,
+    DoubleMove,
+    Takeback,
+    Displaced,
+    PieceAdded,
+    PieceRemoved,
+    Repetition,
+    /// The running count reached its limit: a draw.
+    CountLimit(CountKind),
+}
+
+fn makruk(number: &'static str) -> Article {
+    Article::new(Source::Makruk, number)
+}
+
+impl RukFlag {
+    pub fn rules(self) -> Vec<Article> {
+        match self {
+            RukFlag::Illegal => vec![makruk("4"), makruk("6")],
+            RukFlag::Takeback => vec![makruk("6")],
+            RukFlag::DoubleMove
+            | RukFlag::Displaced
+            | RukFlag::PieceAdded
+            | RukFlag::PieceRemoved => vec![makruk("4")],
+            RukFlag::Repetition => vec![makruk("16")],
+            RukFlag::CountLimit(CountKind::BoardHonour) => vec![makruk("8")],
+            RukFlag::CountLimit(CountKind::PiecesHonour) => vec![makruk("9"), makruk("10")],
+        }
+    }
+
+    pub fn penalties(self) -> Vec<Penalty> {
+        vec![match self {
+            RukFlag::Repetition | RukFlag::CountLimit(_) => Penalty::DrawClaim,
+            _ => Penalty::Advisory,
+        }]
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RukFlag::Illegal => "illegal-move",
+            RukFlag::DoubleMove => "double-move",
+            RukFlag::Takeback => "takeback",
+            RukFlag::Displaced => "displaced",
+            RukFlag::PieceAdded => "added",
+            RukFlag::PieceRemoved => "removed",
+            RukFlag::Repetition => "repetition",
+            RukFlag::CountLimit(_) => "count-limit",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            RukFlag::Illegal => "a move no rule allows",
+            RukFlag::DoubleMove => "the same side moved twice in a row",
+            RukFlag::Takeback => "the piece was set down on one square, then moved on",
+            RukFlag::Displaced => "pieces were moved off their squares",
+            RukFlag::PieceAdded => "a piece was added to the board",
+            RukFlag::PieceRemoved => "a piece was removed without being captured",
+            RukFlag::Repetition => "the same position came about three times",
+            RukFlag::CountLimit(_) => "the count reached its limit",
+        }
+    }
+}
+
+pub type RukRaisedFlag = RaisedFlag<RukFlag>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// A move of the game record; `number` is the 1-based ply. A number given before is
+    /// replaced (the last move was taken back and another made).
+    Move {
+        number: usize,
+        color: Color,
+        mv: Move,
+        /// As the record writes it, from the position it was played in.
+        san: String,
+        /// Where the game stands after it: check is in the SAN, mate and stalemate here.
+        status: Status,
+        seconds: f64,
+    },
+    TakenBack {
+        number: usize,
+    },
+    Flag(RukRaisedFlag),
+    Resolved {
+        id: u32,
+        kind: RukFlag,
+        squares: Vec<String>,
+    },
+    /// The count as it runs (MAKRUK 7–14): after every move while one runs, and `None`
+    /// once when it stops.
+    Count(Option<Count>),
+    LowConfidence {
+        number: usize,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Committed {
+    before: Position,
+    mv: Move,
+    color: Color,
+    at: f64,
+}
+
+/// An explanation of a sighting (see `infer::makhos::Reading`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reading {
+    Nothing,
+    One(Move),
+    Two(Move, Move),
+    Again(Move),
+    Twice(Move, Move),
+    TakeBack,
+    MovedOn(Move),
+}
+
+impl Reading {
+    /// The first move of the side to move it plays, as a reading of its own.
+    fn first_move(&self) -> Option<Reading> {
+        match *self {
+            Reading::One(mv) | Reading::Two(mv, _) | Reading::Twice(mv, _) => {
+                Some(Reading::One(mv))
+            }
+            _ => None,
+        }
+    }
+}
+
+pub struct MakrukInference {
+    options: InferOptions,
+    position: Position,
+    differences: Differences<RukFlag>,
+    history: Vec<Committed>,
+    next_flag_id: u32,
+    seen_positions: HashMap<(crate::games::makruk::Board, Color), u32>,
+    /// The side that moved first.
+    first: Color,
+    waiting: Waiting<Reading>,
+}
+
+fn square_name(row: usize, col: usize) -> String {
+    Square::from_row_col(row, col).map_or_else(String::new, |s| s.to_string())
+}
+
+impl MakrukInference {
+    pub fn new(position: Position, options: InferOptions) -> MakrukInference {
+        let first = position.turn();
+        let mut seen_positions = HashMap::new();
+        seen_positions.insert(position.repetition_key(), 1);
+        MakrukInference {
+            options,
+            position,
+            differences: Differences::default(),
+            history: Vec::new(),
+            next_flag_id: 1,
+            seen_positions,
+            first,
+            waiting: Waiting::default(),
+        }
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    pub fn moves_played(&self) -> usize {
+        self.history.len()
+    }
+
+    pub fn board(&self) -> Occupancy {
+        self.differences.physical(&self.position.occupancy())
+    }
+
+    pub fn next_flag_id(&self) -> u32 {
+        self.next_flag_id
+    }
+
+    /// Acts on a settled sighting; see `MakhosInference::observe` for when it waits.
+    pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
+        super::eight::observe(self, seen)
+    }
+
+    fn candidates(&self) -> Vec<Candidate<Reading>> {
+        let expect = |position: &Position| {
+            let mut expected = Expected::of(&position.occupancy());
+            self.differences.allow_in(&mut expected);
+            expected
+        };
+        let current = &self.position;
+        let mut out = vec![Candidate {
+            what: Reading::Nothing,
+            expected: expect(current),
+            prior: 0.0,
+        }];
+        for &mv in current.legal_moves().iter() {
+            let after = current.after(&mv);
+            for &reply in after.legal_moves().iter() {
+                out.push(Candidate {
+                    what: Reading::Two(mv, reply),
+                    expected: expect(&after.after(&reply)),
+                    prior: -2.0,
+                });
+            }
+            let again = after.with_turn(current.turn());
+            for &second in again.legal_moves().iter() {
+                out.push(Candidate {
+                    what: Reading::Twice(mv, second),
+                    expected: expect(&again.after(&second)),
+                    prior: -4.0,
+                });
+            }
+            out.push(Candidate {
+                what: Reading::One(mv),
+                expected: expect(&after),
+                prior: 0.0,
+            });
+        }
+        if let Some(last) = self.history.last() {
+            let flipped = current.with_turn(current.turn().opponent());
+            for &mv in flipped.legal_moves().iter() {
+                out.push(Candidate {
+                    what: Reading::Again(mv),
+                    expected: expect(&flipped.after(&mv)),
+                    prior: -3.0,
+                });
+            }
+            out.push(Candidate {
+                what: Reading::TakeBack,
+                expected: expect(&last.before),
+                prior: -1.0,
+            });
+            for &mv in last.before.legal_moves_from(last.mv.from).iter() {
+                if mv != last.mv {
+                    out.push(Candidate {
+                        what: Reading::MovedOn(mv),
+                        expected: expect(&last.before.after(&mv)),
+                        prior: -1.5,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn apply(&mut self, reading: Reading, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        let mover = self.position.turn();
+        match reading {
+            Reading::Nothing => {}
+            Reading::One(mv) => {
+                let takeback = self.set_down_first(&mv);
+                self.commit(mv, seen, outcomes);
+                if takeback {
+                    let number = self.history.len();
+                    self.raise(
+                        RukFlag::Takeback,
+                        Vec::new(),
+                        Some(number),
+                        Some(mover),
+                        outcomes,
+                    );
+                }
+            }
+            Reading::Two(first, second) => {
+                self.commit(first, seen, outcomes);
+                self.commit(second, seen, outcomes);
+            }
+            Reading::Again(mv) => {
+                let color = mover.opponent();
+                self.position = self.position.with_turn(color);
+                self.commit(mv, seen, outcomes);
+                let number = self.history.len();
+                let squares = vec![mv.from.to_string(), mv.to.to_string()];
+                self.raise(
+                    RukFlag::DoubleMove,
+                    squares,
+                    Some(number),
+                    Some(color),
+                    outcomes,
+                );
+            }
+            Reading::Twice(first, second) => {
+                self.commit(first, seen, outcomes);
+                self.position = self.position.with_turn(mover);
+                self.commit(second, seen, outcomes);
+                let number = self.history.len();
+                let squares = vec![second.from.to_string(), second.to.to_string()];
+                self.raise(
+                    RukFlag::DoubleMove,
+                    squares,
+                    Some(number),
+                    Some(mover),
+                    outcomes,
+                );
+            }
+            Reading::TakeBack => {
+                let number = self.history.len();
+                self.take_back();
+                outcomes.push(Outcome::TakenBack { number });
+            }
+            Reading::MovedOn(mv) => {
+                let number = self.history.len();
+                let last = self.take_back();
+                outcomes.push(Outcome::TakenBack { number });
+                self.commit(mv, seen, outcomes);
+                let squares = vec![
+                    mv.from.to_string(),
+                    last.mv.to.to_string(),
+                    mv.to.to_string(),
+                ];
+                self.raise(
+                    RukFlag::Takeback,
+                    squares,
+                    Some(number),
+                    Some(last.color),
+                    outcomes,
+                );
+            }
+        }
+    }
+
+    /// Whether the last unexplained sighting showed the moving piece set down elsewhere
+    /// first (see `MakhosInference`).
+    fn set_down_first(&self, mv: &Move) -> bool {
+        let Some(transient) = &self.waiting.transient else {
+            return false;
+        };
+        let color = self.position.turn();
+        let (changed, appeared, vanished) = changes(&self.board(), transient);
+        let empty = |square: Square| {
+            let (row, col) = square.row_col();
+            transient.get(row, col).is_none()
+        };
+        empty(mv.from)
+            && mv.capture.is_none()
+            && empty(mv.to)
+            && appeared == 1
+            && vanished == 1
+            && changed
+                .iter()
+                .any(|&(row, col)| transient.get(row, col) == Some(color))
+    }
+
+    fn take_back(&mut self) -> Committed {
+        let last = self.history.pop().expect("a move to take back");
+        if let Some(count) = self.seen_positions.get_mut(&self.position.repetition_key()) {
+            *count = count.saturating_sub(1);
+        }
+        let turn = self
+            .history
+            .last()
+            .map_or(self.first, |previous| previous.color.opponent());
+        // A double move was played from a position with the turn turned round.
+        self.position = last.before.with_turn(turn);
+        last
+    }
+
+    fn commit(&mut self, mv: Move, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        let before = self.position.clone();
+        let color = before.turn();
+        let san = to_san(&before, &mv);
+        let seconds = seen.since - self.waiting.clock.unwrap_or(seen.since);
+        self.waiting.clock = Some(seen.since);
+        self.position.play(&mv);
+        self.history.push(Committed {
+            before: before.clone(),
+            mv,
+            color,
+            at: seen.since,
+        });
+        let number = self.history.len();
+        outcomes.push(Outcome::Move {
+            number,
+            color,
+            mv,
+            san,
+            status: self.position.status(),
+            seconds,
+        });
+        let count = self.position.count();
+        if count.is_some() || before.count().is_some() {
+            outcomes.push(Outcome::Count(count));
+        }
+        if let Some(count) = count
+            && count.is_at_limit()
+            && before.count().is_none_or(|c| !c.is_at_limit())
+        {
+            self.raise(
+                RukFlag::CountLimit(count.kind),
+                Vec::new(),
+                Some(number),
+                None,
+                outcomes,
+            );
+        }
+        let times = self
+            .seen_positions
+            .entry(self.position.repetition_key())
+            .or_insert(0);
+        *times += 1;
+        if *times == REPETITION_LIMIT {
+            self.raise(
+                RukFlag::Repetition,
+                Vec::new(),
+                Some(number),
+                None,
+                outcomes,
+            );
+        }
+    }
+
+    fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        let rules = self.position.occupancy();
+        let mut read = seen.read();
+        for (&(row, col), d) in &self.differences.squares {
+            if read.get(row, col) == d.shown {
+                read.set(row, col, d.expected);
+            }
+        }
+        let (changed, appeared, vanished) = changes(&rules, &read);
+        if changed.is_empty() {
+            self.resolve(seen, outcomes);
+            return;
+        }
+        if seen.hand_seen
+            && let Some((reading, left)) = closest(self.candidates(), seen)
+            && !matches!(reading, Reading::Nothing)
+            && left < changed.len()
+        {
+            // A move beside a disturbance: the move is recorded, the rest flagged.
+            self.apply(reading, seen, outcomes);
+            self.irregular(
+                &Seen8 {
+                    hand_seen: false,
+                    ..seen.clone()
+                },
+                outcomes,
+            );
+            return;
+        }
+        let mover = self.position.turn();
+        let relocated_own = seen.hand_seen
+            && appeared == 1
+            && vanished >= 1
+            && changed
+                .iter()
+                .any(|&(r, c)| read.get(r, c) == Some(mover) && rules.get(r, c) != Some(mover));
+        let kind = if relocated_own {
+            RukFlag::Illegal
+        } else if appeared > vanished {
+            RukFlag::PieceAdded
+        } else if vanished > appeared {
+            RukFlag::PieceRemoved
+        } else {
+            RukFlag::Displaced
+        };
+        let id = self.next_flag_id;
+        let added = self.differences.remember(seen, &rules, Some((id, kind)));
+        if added.is_empty() {
+            return;
+        }
+        let names = added.iter().map(|&(r, c)| square_name(r, c)).collect();
+        let color = relocated_own.then_some(mover);
+        self.raise(kind, names, Some(self.history.len() + 1), color, outcomes);
+    }
+
+    fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        for (id, kind, squares) in self.differences.settle(seen, &self.position.occupancy()) {
+            outcomes.push(Outcome::Resolved {
+                id,
+                kind,
+                squares: squares.iter().map(|&(r, c)| square_name(r, c)).collect(),
+            });
+        }
+    }
+
+    fn raise(
+        &mut self,
+        kind: RukFlag,
+        squares: Vec<String>,
+        move_number: Option<usize>,
+        color: Option<Color>,
+        outcomes: &mut Vec<Outcome>,
+    ) -> u32 {
+        let id = self.next_flag_id;
+        self.next_flag_id += 1;
+        let who = color.map(|c| format!("{c} ")).unwrap_or_default();
+        let mut message = format!("{who}{}", kind.describe());
+        if !squares.is_empty() {
+            message.push_str(&format!(": {}", squares.join(" ")));
+        }
+        if !matches!(kind, RukFlag::Repetition | RukFlag::CountLimit(_)) {
+            message.push_str(
+                " (RULES.md gives no Makruk article for this; MAKRUK 4: the referee decides)",
+            );
+        }
+        outcomes.push(Outcome::Flag(RaisedFlag {
+            id,
+            kind,
+            rules: kind.rules(),
+            penalties: kind.penalties(),
+            squares,
+            move_number,
+            color,
+            message,
+        }));
+        id
+    }
+
+    pub fn move_times(&self) -> Vec<f64> {
+        self.history.iter().map(|c| c.at).collect()
+    }
+}
+
+impl Stage for MakrukInference {
+    type Reading = Reading;
+    type Outcome = Outcome;
+
+    fn options(&self) -> &InferOptions {
+        &self.options
+    }
+
+    fn waiting(&mut self) -> &mut Waiting<Reading> {
+        &mut self.waiting
+    }
+
+    fn candidates(&self) -> Vec<Candidate<Reading>> {
+        MakrukInference::candidates(self)
+    }
+
+    fn is_nothing(reading: &Reading) -> bool {
+        matches!(reading, Reading::Nothing)
+    }
+
+    fn first_move(reading: &Reading) -> Option<Reading> {
+        reading.first_move()
+    }
+
+    fn apply(&mut self, reading: Reading, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        MakrukInference::apply(self, reading, seen, outcomes);
+    }
+
+    fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        MakrukInference::resolve(self, seen, outcomes);
+    }
+
+    fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        MakrukInference::irregular(self, seen, outcomes);
+    }
+
+    fn low_confidence(&self) -> Outcome {
+        Outcome::LowConfidence {
+            number: self.history.len() + 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infer::eight::probabilities;
+
+    fn look(squares: &[[f32; 3]], since: f64) -> Seen8<'_> {
+        Seen8 {
+            squares,
+            since,
+            now: since + 0.3,
+            hand_seen: true,
+        }
+    }
+
+    #[test]
+    fn a_square_hidden_behind_a_tall_piece_is_decided_by_the_legal_moves() {
+        let start = Position::start();
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let mv = *start
+            .legal_moves()
+            .iter()
+            .find(|m| m.uci() == "e3e4")
+            .unwrap();
+        let mut squares = probabilities(&start.after(&mv).occupancy(), &[0.97; 64]);
+        // e4 (row 4, col 4) reads half empty, half light: the Bia's square is unsure.
+        squares[4 * 8 + 4] = [0.45, 0.1, 0.45];
+        let out = game.observe(&look(&squares, 1.0));
+        assert!(
+            matches!(&out[..], [Outcome::Move { san, .. }] if san == "e4"),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_double_move_cites_makruk_4() {
+        let start = Position::start();
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let first = start.legal_moves()[0];
+        let after = start.after(&first);
+        game.observe(&look(&probabilities(&after.occupancy(), &[0.97; 64]), 1.0));
+        let again = after.with_turn(Color::White);
+        let second = again.legal_moves()[3];
+        let twice = again.after(&second);
+        let out = game.observe(&look(&probabilities(&twice.occupancy(), &[0.97; 64]), 4.0));
+        let flag = out
+            .iter()
+            .find_map(|o| match o {
+                Outcome::Flag(f) => Some(f),
+                _ => None,
+            })
+            .expect("a flag");
+        assert_eq!(flag.kind, RukFlag::DoubleMove);
+        assert_eq!(flag.rules[0].to_string(), "MAKRUK 4");
+    }
+
+    #[test]
+    fn makruk_9_the_pieces_honour_count_is_shown_as_it_runs() {
+        let start = Position::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").unwrap();
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let mut position = start;
+        let mut counts = Vec::new();
+        for ply in 0..4 {
+            let mv = position.legal_moves()[0];
+            position.play(&mv);
+            let squares = probabilities(&position.occupancy(), &[0.97; 64]);
+            for outcome in game.observe(&look(&squares, 5.0 * ply as f64)) {
+                if let Outcome::Count(Some(count)) = outcome {
+                    counts.push((count.kind, count.limit, count.reached));
+                }
+            }
+        }
+        assert_eq!(counts.len(), 4, "{counts:?}");
+        assert!(
+            counts
+                .iter()
+                .all(|c| c.0 == CountKind::PiecesHonour && c.1 == 16)
+        );
+        assert!(counts.windows(2).all(|w| w[1].2 >= w[0].2), "{counts:?}");
+    }
+}
