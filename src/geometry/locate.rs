@@ -75,11 +75,26 @@ pub fn reduced_to(image: &Mat, side: i32) -> opencv::Result<Option<(Mat, f64)>> 
     Ok(Some((small, factor)))
 }
 
+/// What marks the board's lines in the picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineKind {
+    /// Thin dark lines drawn on the board (Go, a plain Makruk grid).
+    Drawn,
+    /// Edges between dark and light squares (a checkered board): no line is drawn, but
+    /// every square edge is a step in brightness.
+    SquareEdges,
+}
+
 /// Finds the board grid in a BGR image. `size` fixes the number of lines; `None` decides
 /// it from the grid (19, 13 or 9).
 pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
+    locate_lines(image, size, LineKind::Drawn)
+}
+
+/// As [`locate`], for a board whose lines are of the given kind.
+pub fn locate_lines(image: &Mat, size: Option<usize>, kind: LineKind) -> opencv::Result<Located> {
     if let Some((small, factor)) = reduced(image)? {
-        let mut located = locate(&small, size)?;
+        let mut located = locate_lines(&small, size, kind)?;
         located.geometry = located.geometry.map(|g| g.scaled(1.0 / factor));
         for segment in &mut located.segments {
             segment.iter_mut().for_each(|v| *v /= factor);
@@ -95,7 +110,7 @@ pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
     let mut located = Located::default();
     let mut reasons = Vec::new();
     for scale in [Scale::BOARD_FILLS_FRAME, Scale::SMALL_BOARD] {
-        let response = LineResponse::new(&gray, scale)?;
+        let response = LineResponse::new(&gray, scale, kind)?;
         let segments = response.segments(scale)?;
         match fit_grid(&response, &segments, size) {
             Ok(geometry) => {
@@ -223,19 +238,27 @@ struct LineResponse {
     height: i32,
     /// The response level above which a pixel counts as "on a line".
     on_line: u8,
+    kind: LineKind,
 }
 
 impl LineResponse {
-    fn new(gray: &Mat, scale: Scale) -> opencv::Result<Self> {
+    fn new(gray: &Mat, scale: Scale, kind: LineKind) -> opencv::Result<Self> {
         let longest = gray.cols().max(gray.rows());
-        // Wider than a grid line at any usable distance, narrower than a stone.
-        let k = ((f64::from(longest) / scale.kernel_divisor).round() as i32).max(3) | 1;
+        // Wider than a grid line at any usable distance, narrower than a stone; a square
+        // edge is a step, which the thinnest gradient marks as a line of its own.
+        let (k, operation) = match kind {
+            LineKind::Drawn => (
+                ((f64::from(longest) / scale.kernel_divisor).round() as i32).max(3) | 1,
+                imgproc::MORPH_BLACKHAT,
+            ),
+            LineKind::SquareEdges => (3, imgproc::MORPH_GRADIENT),
+        };
         let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_RECT, Size::new(k, k))?;
         let mut mat = Mat::default();
         imgproc::morphology_ex(
             gray,
             &mut mat,
-            imgproc::MORPH_BLACKHAT,
+            operation,
             &kernel,
             Point::new(-1, -1),
             1,
@@ -261,6 +284,7 @@ impl LineResponse {
             height: mat.rows(),
             mat,
             on_line,
+            kind,
         })
     }
 
@@ -569,9 +593,9 @@ impl Lattice {
 
 /// The strongest period of weighted positions, and its phase, refined by least squares.
 ///
-/// A lattice of spacing d is also one of d/2, d/3…, so among the periods almost as strong
-/// as the best the longest is taken.
-fn fit_lattice(positions: &[(f64, f64)]) -> Option<Lattice> {
+/// A lattice of spacing d is also one of d/2, d/3…, so among the periods at least
+/// `harmonic` as strong as the best the longest is taken.
+fn fit_lattice(positions: &[(f64, f64)], harmonic: f64) -> Option<Lattice> {
     let (min, max) = positions
         .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), &(p, _)| {
@@ -601,7 +625,9 @@ fn fit_lattice(positions: &[(f64, f64)]) -> Option<Lattice> {
     if best < 0.2 {
         return None;
     }
-    let mut i = (0..steps).rev().find(|&i| strengths[i] >= 0.8 * best)?;
+    let mut i = (0..steps)
+        .rev()
+        .find(|&i| strengths[i] >= harmonic * best)?;
     while i + 1 < steps && strengths[i + 1] > strengths[i] {
         i += 1;
     }
@@ -802,16 +828,31 @@ fn fit_grid(
     let directions = dominant_directions(segments);
     let mut best: Option<(f64, BoardGeometry)> = None;
     let mut first_error = None;
+    // A checkered board's own outline and border lie about half a square beyond its
+    // outer edges, strong and long: they can lend the half spacing more strength than the
+    // squares' own period, so a weaker longest period is tried as well.
+    let harmonics: &[f64] = match response.kind {
+        LineKind::Drawn => &[0.8],
+        LineKind::SquareEdges => &[0.8, 0.5],
+    };
     for i in 0..directions.len() {
         for j in i + 1..directions.len() {
-            match fit_grid_along(response, segments, size, directions[i], directions[j]) {
-                Ok((score, geometry)) => {
-                    if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                        best = Some((score, geometry));
+            for &harmonic in harmonics {
+                match fit_grid_along(
+                    response,
+                    segments,
+                    size,
+                    (directions[i], directions[j]),
+                    harmonic,
+                ) {
+                    Ok((score, geometry)) => {
+                        if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                            best = Some((score, geometry));
+                        }
                     }
-                }
-                Err(error) => {
-                    first_error.get_or_insert(error);
+                    Err(error) => {
+                        first_error.get_or_insert(error);
+                    }
                 }
             }
         }
@@ -823,13 +864,13 @@ fn fit_grid(
 const NO_GRID: &str = "no grid of straight lines found";
 
 /// The grid whose rows and columns run along the two given directions, with its score:
-/// the summed coverage of its lines.
+/// the summed coverage of its lines. `harmonic` is [`fit_lattice`]'s.
 fn fit_grid_along(
     response: &LineResponse,
     segments: &[[f64; 4]],
     size: Option<usize>,
-    first: f64,
-    second: f64,
+    (first, second): (f64, f64),
+    harmonic: f64,
 ) -> Result<(f64, BoardGeometry), String> {
     let family = |direction: f64, other: f64| -> Vec<[f64; 4]> {
         segments
@@ -891,8 +932,8 @@ fn fit_grid_along(
             })
             .collect()
     };
-    let rows = fit_lattice(&positions(&family1, 1)).ok_or(NO_GRID)?;
-    let columns = fit_lattice(&positions(&family2, 0)).ok_or(NO_GRID)?;
+    let rows = fit_lattice(&positions(&family1, 1), harmonic).ok_or(NO_GRID)?;
+    let columns = fit_lattice(&positions(&family2, 0), harmonic).ok_or(NO_GRID)?;
     let rough = RoughGrid {
         to_image,
         columns,
@@ -1204,7 +1245,7 @@ mod tests {
             .collect();
         positions.push((3.1, 4.0));
         positions.push((160.0, 6.0));
-        let lattice = fit_lattice(&positions).unwrap();
+        let lattice = fit_lattice(&positions, 0.8).unwrap();
         assert!((lattice.spacing.abs() - 7.25).abs() < 0.05, "{lattice:?}");
         let index = lattice.index_of(12.5 + 7.25 * 5.0);
         assert!((index - index.round()).abs() < 0.05);

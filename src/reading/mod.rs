@@ -7,6 +7,7 @@
 //! camera angle.
 
 pub mod baseline;
+pub mod eight;
 pub mod learned;
 pub mod synth;
 
