@@ -593,9 +593,9 @@ impl Lattice {
 
 /// The strongest period of weighted positions, and its phase, refined by least squares.
 ///
-/// A lattice of spacing d is also one of d/2, d/3…, so among the periods at least
-/// `harmonic` as strong as the best the longest is taken.
-fn fit_lattice(positions: &[(f64, f64)], harmonic: f64) -> Option<Lattice> {
+/// A lattice of spacing d is also one of d/2, d/3…, so among the periods almost as strong
+/// as the best the longest is taken.
+fn fit_lattice(positions: &[(f64, f64)]) -> Option<Lattice> {
     let (min, max) = positions
         .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), &(p, _)| {
@@ -625,9 +625,7 @@ fn fit_lattice(positions: &[(f64, f64)], harmonic: f64) -> Option<Lattice> {
     if best < 0.2 {
         return None;
     }
-    let mut i = (0..steps)
-        .rev()
-        .find(|&i| strengths[i] >= harmonic * best)?;
+    let mut i = (0..steps).rev().find(|&i| strengths[i] >= 0.8 * best)?;
     while i + 1 < steps && strengths[i + 1] > strengths[i] {
         i += 1;
     }
@@ -828,31 +826,16 @@ fn fit_grid(
     let directions = dominant_directions(segments);
     let mut best: Option<(f64, BoardGeometry)> = None;
     let mut first_error = None;
-    // A checkered board's own outline and border lie about half a square beyond its
-    // outer edges, strong and long: they can lend the half spacing more strength than the
-    // squares' own period, so a weaker longest period is tried as well.
-    let harmonics: &[f64] = match response.kind {
-        LineKind::Drawn => &[0.8],
-        LineKind::SquareEdges => &[0.8, 0.5],
-    };
     for i in 0..directions.len() {
         for j in i + 1..directions.len() {
-            for &harmonic in harmonics {
-                match fit_grid_along(
-                    response,
-                    segments,
-                    size,
-                    (directions[i], directions[j]),
-                    harmonic,
-                ) {
-                    Ok((score, geometry)) => {
-                        if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                            best = Some((score, geometry));
-                        }
+            match fit_grid_along(response, segments, size, (directions[i], directions[j])) {
+                Ok((score, geometry)) => {
+                    if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                        best = Some((score, geometry));
                     }
-                    Err(error) => {
-                        first_error.get_or_insert(error);
-                    }
+                }
+                Err(error) => {
+                    first_error.get_or_insert(error);
                 }
             }
         }
@@ -864,13 +847,12 @@ fn fit_grid(
 const NO_GRID: &str = "no grid of straight lines found";
 
 /// The grid whose rows and columns run along the two given directions, with its score:
-/// the summed coverage of its lines. `harmonic` is [`fit_lattice`]'s.
+/// the summed coverage of its lines.
 fn fit_grid_along(
     response: &LineResponse,
     segments: &[[f64; 4]],
     size: Option<usize>,
     (first, second): (f64, f64),
-    harmonic: f64,
 ) -> Result<(f64, BoardGeometry), String> {
     let family = |direction: f64, other: f64| -> Vec<[f64; 4]> {
         segments
@@ -932,13 +914,8 @@ fn fit_grid_along(
             })
             .collect()
     };
-    let rows = fit_lattice(&positions(&family1, 1), harmonic).ok_or(NO_GRID)?;
-    let columns = fit_lattice(&positions(&family2, 0), harmonic).ok_or(NO_GRID)?;
-    let rough = RoughGrid {
-        to_image,
-        columns,
-        rows,
-    };
+    let mut rows = fit_lattice(&positions(&family1, 1)).ok_or(NO_GRID)?;
+    let mut columns = fit_lattice(&positions(&family2, 0)).ok_or(NO_GRID)?;
 
     // Lattice indices that segments support, widened a little: the board lies among them.
     let span = |family: &[[f64; 4]], axis: usize, lattice: &Lattice| -> (i64, i64) {
@@ -950,17 +927,39 @@ fn fit_grid_along(
         let hi = indices.iter().copied().max().unwrap_or(0);
         (lo - 2, hi + 2)
     };
-    let row_span = span(&family1, 1, &rows);
-    let column_span = span(&family2, 0, &columns);
-    if row_span.1 - row_span.0 > 80 || column_span.1 - column_span.0 > 80 {
-        return Err(NO_GRID.into());
+    let measure = |rows: Lattice, columns: Lattice| {
+        let rough = RoughGrid {
+            to_image,
+            columns,
+            rows,
+        };
+        let row_span = span(&family1, 1, &rows);
+        let column_span = span(&family2, 0, &columns);
+        if row_span.1 - row_span.0 > 80 || column_span.1 - column_span.0 > 80 {
+            return Err(String::from(NO_GRID));
+        }
+        let row_coverage: Vec<f64> = (row_span.0..=row_span.1)
+            .map(|i| coverage(response, &rough, false, i, column_span))
+            .collect();
+        let column_coverage: Vec<f64> = (column_span.0..=column_span.1)
+            .map(|i| coverage(response, &rough, true, i, row_span))
+            .collect();
+        Ok((rough, row_span, column_span, row_coverage, column_coverage))
+    };
+    let (mut rough, mut row_span, mut column_span, mut row_coverage, mut column_coverage) =
+        measure(rows, columns)?;
+    // A checkered board's own outline and border lie about half a square beyond its outer
+    // edges, long and strong, and can make half a square the strongest period: then every
+    // other lattice line is bare, and the squares' lattice is every second line.
+    if response.kind == LineKind::SquareEdges {
+        let halved_rows = every_second_line(&row_coverage, row_span.0, &rows);
+        let halved_columns = every_second_line(&column_coverage, column_span.0, &columns);
+        if halved_rows.is_some() || halved_columns.is_some() {
+            rows = halved_rows.unwrap_or(rows);
+            columns = halved_columns.unwrap_or(columns);
+            (rough, row_span, column_span, row_coverage, column_coverage) = measure(rows, columns)?;
+        }
     }
-    let row_coverage: Vec<f64> = (row_span.0..=row_span.1)
-        .map(|i| coverage(response, &rough, false, i, column_span))
-        .collect();
-    let column_coverage: Vec<f64> = (column_span.0..=column_span.1)
-        .map(|i| coverage(response, &rough, true, i, row_span))
-        .collect();
 
     let candidates: Vec<usize> = match size {
         Some(n) => vec![n],
@@ -1050,6 +1049,33 @@ fn fit_grid_along(
             homography: grid_to_image,
         }),
     ))
+}
+
+/// The lattice of every second line of `lattice` when the lines of one parity are
+/// covered and the others bare; `coverage[k]` is line `first + k`'s.
+fn every_second_line(coverage: &[f64], first: i64, lattice: &Lattice) -> Option<Lattice> {
+    let evidence = |parity: usize| -> (f64, usize) {
+        coverage
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (first + *k as i64).rem_euclid(2) as usize == parity)
+            .fold((0.0, 0), |(sum, strong), (_, &c)| {
+                (
+                    sum + (c - ABSENT_LINE).max(0.0),
+                    strong + usize::from(c >= 0.5),
+                )
+            })
+    };
+    let (even, odd) = (evidence(0), evidence(1));
+    let (covered, bare, parity) = if even.0 >= odd.0 {
+        (even, odd, 0)
+    } else {
+        (odd, even, 1)
+    };
+    (covered.1 >= 5 && covered.0 >= 3.0 * bare.0).then(|| Lattice {
+        offset: lattice.position(parity as f64),
+        spacing: 2.0 * lattice.spacing,
+    })
 }
 
 /// A line beyond the window this close to the window's typical coverage (as a fraction)
@@ -1245,7 +1271,7 @@ mod tests {
             .collect();
         positions.push((3.1, 4.0));
         positions.push((160.0, 6.0));
-        let lattice = fit_lattice(&positions, 0.8).unwrap();
+        let lattice = fit_lattice(&positions).unwrap();
         assert!((lattice.spacing.abs() - 7.25).abs() < 0.05, "{lattice:?}");
         let index = lattice.index_of(12.5 + 7.25 * 5.0);
         assert!((index - index.round()).abs() < 0.05);

@@ -61,7 +61,7 @@ const OCCUPIED_WIDTH: f64 = 0.8;
 
 /// The least scatter assumed for bare squares (Lab units): a perfectly even render must
 /// not make every speck of noise a piece.
-const MIN_SCATTER: f64 = 3.0;
+const MIN_SCATTER: f64 = 1.5;
 
 /// Reads every square of a located board in `image` (BGR, the pixels `board` is in).
 pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<Observation> {
@@ -72,7 +72,7 @@ pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<O
         f64::from(image.rows()),
         pieces.body_height(),
     );
-    read_rectified(&rectified, board, &shifts)
+    read_rectified(&rectified, board, pieces, &shifts)
 }
 
 /// Where a piece's body appears, for every square (row by row), as an offset in square
@@ -109,6 +109,7 @@ pub fn body_shifts(
 pub fn read_rectified(
     rectified: &Mat,
     board: &EightBoard,
+    pieces: Pieces,
     shifts: &[[f64; 2]],
 ) -> opencv::Result<Observation> {
     let lab = Lab::of(rectified)?;
@@ -165,7 +166,13 @@ pub fn read_rectified(
             let i = row * SQUARES + col;
             let (plane, scatter) = &planes[class_of(row, col)];
             let bare = plane.at(col as f64, row as f64);
-            distances.push(distance(bodies[i], bare) / scatter.max(MIN_SCATTER));
+            // A disc never reaches its square's corners: where light falls off across a
+            // square (a lamp near one edge), they are the better reference.
+            let from_board = match pieces {
+                Pieces::Discs => distance(bodies[i], bare).min(distance(bodies[i], corners[i])),
+                Pieces::Figures => distance(bodies[i], bare),
+            };
+            distances.push(from_board / scatter.max(MIN_SCATTER));
         }
     }
     let occupied: Vec<f64> = distances
@@ -199,49 +206,60 @@ struct Split {
     width: f64,
 }
 
-/// The widest gap in the occupied squares' lightness when it is clearly a gap between two
-/// groups; else the middle of the board's lightness range.
+/// Two groups of the occupied squares' lightness (two-means) when they are clearly
+/// apart: both sides' pieces are on the board in almost every game. Else, with one group
+/// only, the middle of the board's own lightness: light pieces are lighter than dark
+/// squares and dark pieces darker than light ones.
 fn lightness_split(bodies: &[[f64; 3]], occupied: &[f64], board_lightness: &[f64]) -> Split {
-    let mut values: Vec<f64> = bodies
+    let values: Vec<f64> = bodies
         .iter()
         .zip(occupied)
         .filter(|(_, p)| **p > 0.5)
         .map(|(b, _)| b[0])
         .collect();
-    values.sort_by(f64::total_cmp);
-    let fallback = {
-        let lo = board_lightness.iter().copied().fold(f64::MAX, f64::min);
-        let hi = board_lightness.iter().copied().fold(f64::MIN, f64::max);
-        // On a checkered board its two colours; on a plain one the board itself: light
-        // pieces are lighter than dark squares, dark pieces darker than light ones.
-        Split {
-            threshold: (lo + hi) / 2.0,
-            width: 8.0,
+    let lo = board_lightness.iter().copied().fold(f64::MAX, f64::min);
+    let hi = board_lightness.iter().copied().fold(f64::MIN, f64::max);
+    let fallback = Split {
+        threshold: (lo + hi) / 2.0,
+        width: 8.0,
+    };
+    let (Some(&min), Some(&max)) = (
+        values.iter().min_by(|a, b| a.total_cmp(b)),
+        values.iter().max_by(|a, b| a.total_cmp(b)),
+    ) else {
+        return fallback;
+    };
+    let mut centres = [min, max];
+    for _ in 0..20 {
+        let threshold = (centres[0] + centres[1]) / 2.0;
+        let mean = |dark: bool| {
+            let group: Vec<f64> = values
+                .iter()
+                .copied()
+                .filter(|&v| (v < threshold) == dark)
+                .collect();
+            (!group.is_empty()).then(|| group.iter().sum::<f64>() / group.len() as f64)
+        };
+        match (mean(true), mean(false)) {
+            (Some(dark), Some(light)) => centres = [dark, light],
+            _ => break,
         }
-    };
-    if values.len() < 2 {
-        return fallback;
     }
-    let Some((gap, index)) = values
-        .windows(2)
-        .enumerate()
-        .map(|(i, w)| (w[1] - w[0], i))
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-    else {
-        return fallback;
-    };
-    let spread = values[values.len() - 1] - values[0];
-    // A real gap between dark and light pieces is most of the range: 20 Lab units at
-    // least and far wider than the steps within each group.
-    if gap >= 20.0 && gap >= 0.35 * spread {
+    // Dark and light pieces differ by half the lightness scale or more; one side's pieces
+    // alone, shaded and lit, by much less.
+    if centres[1] - centres[0] >= MIN_PIECE_CONTRAST {
         Split {
-            threshold: (values[index] + values[index + 1]) / 2.0,
-            width: (gap / 8.0).max(2.0),
+            threshold: (centres[0] + centres[1]) / 2.0,
+            width: ((centres[1] - centres[0]) / 10.0).max(2.0),
         }
     } else {
         fallback
     }
 }
+
+/// The least lightness (0–255) between the dark and the light pieces' groups for the
+/// groups to be taken as the two sides.
+const MIN_PIECE_CONTRAST: f64 = 50.0;
 
 /// A colour that varies linearly over the board: `colour = a + b · col + c · row` per
 /// channel.
