@@ -41,6 +41,17 @@ pub enum Pieces {
 }
 
 impl Pieces {
+    /// The least scatter assumed for bare squares (Lab units): a perfectly even board
+    /// must not make every speck of noise a piece. Figures cast long shadows on the
+    /// squares around them and lean over them, which discs do not: bare squares among
+    /// figures vary more than their corners show.
+    fn min_scatter(self) -> f64 {
+        match self {
+            Pieces::Discs => 0.7,
+            Pieces::Figures => 1.5,
+        }
+    }
+
     /// Height of the middle of a piece's body, in square sides.
     fn body_height(self) -> f64 {
         match self {
@@ -58,10 +69,6 @@ const BODY_RADIUS: f64 = 0.2;
 /// occupied are equally likely, and the width of that transition.
 const OCCUPIED_MIDPOINT: f64 = 4.0;
 const OCCUPIED_WIDTH: f64 = 0.8;
-
-/// The least scatter assumed for bare squares (Lab units): a perfectly even render must
-/// not make every speck of noise a piece.
-const MIN_SCATTER: f64 = 1.5;
 
 /// Reads every square of a located board in `image` (BGR, the pixels `board` is in).
 pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<Observation> {
@@ -125,22 +132,33 @@ pub fn read_rectified(
         Surface::Grid => 0,
     };
     let mut corners = Vec::with_capacity(SQUARES * SQUARES);
+    let mut near_corners = Vec::with_capacity(SQUARES * SQUARES);
     let mut bodies = Vec::with_capacity(SQUARES * SQUARES);
     for row in 0..SQUARES {
         for col in 0..SQUARES {
-            let mut samples: Vec<[f64; 3]> =
-                [[-0.33, -0.33], [0.33, -0.33], [-0.33, 0.33], [0.33, 0.33]]
-                    .iter()
-                    .map(|&offset| {
-                        let [x, y] = centre(row, col, offset);
-                        lab.disc_mean(x, y, 0.08 * cell)
-                    })
-                    .collect();
-            corners.push(component_median(&mut samples));
             let shift = shifts
                 .get(row * SQUARES + col)
                 .copied()
                 .unwrap_or([0.0, 0.0]);
+            let offsets = [[-0.33, -0.33], [0.33, -0.33], [-0.33, 0.33], [0.33, 0.33]];
+            let mut samples: Vec<[f64; 3]> = offsets
+                .iter()
+                .map(|&offset| {
+                    let [x, y] = centre(row, col, offset);
+                    lab.disc_mean(x, y, 0.08 * cell)
+                })
+                .collect();
+            corners.push(component_median(&mut samples));
+            // The two corners nearest the camera: a piece leans away from it, so they
+            // stay bare under a tall one.
+            let mut by_nearness: Vec<(f64, [f64; 3])> = offsets
+                .iter()
+                .zip(&samples)
+                .map(|(o, &sample)| (o[0] * shift[0] + o[1] * shift[1], sample))
+                .collect();
+            by_nearness.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut near: Vec<[f64; 3]> = by_nearness[..2].iter().map(|&(_, s)| s).collect();
+            near_corners.push(component_median(&mut near));
             let [x, y] = centre(row, col, shift);
             bodies.push(lab.disc_mean(x, y, BODY_RADIUS * cell));
         }
@@ -170,9 +188,11 @@ pub fn read_rectified(
             // square (a lamp near one edge), they are the better reference.
             let from_board = match pieces {
                 Pieces::Discs => distance(bodies[i], bare).min(distance(bodies[i], corners[i])),
-                Pieces::Figures => distance(bodies[i], bare),
+                Pieces::Figures => {
+                    distance(bodies[i], bare).min(distance(bodies[i], near_corners[i]))
+                }
             };
-            distances.push(from_board / scatter.max(MIN_SCATTER));
+            distances.push(from_board / scatter.max(pieces.min_scatter()));
         }
     }
     let occupied: Vec<f64> = distances
