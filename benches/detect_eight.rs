@@ -44,9 +44,10 @@ fn bench(c: &mut Criterion) {
         c.bench_function(&format!("{name} 1080p: locate the board"), |b| {
             b.iter(|| black_box(locate(black_box(&image)).expect("locate")))
         });
-        c.bench_function(&format!("{name} 1080p: read 64 squares, board known"), |b| {
-            b.iter(|| black_box(read(black_box(&image), &board, pieces).expect("read")))
-        });
+        c.bench_function(
+            &format!("{name} 1080p: read 64 squares, board known"),
+            |b| b.iter(|| black_box(read(black_box(&image), &board, pieces).expect("read"))),
+        );
     }
 }
 

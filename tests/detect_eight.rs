@@ -11,7 +11,9 @@ use opencv::imgcodecs;
 use std::path::{Path, PathBuf};
 
 fn sample(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(path)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(path)
 }
 
 fn detect(image: &Path, game: &str, extra: &[&str]) -> std::process::Output {
@@ -28,8 +30,8 @@ fn detect(image: &Path, game: &str, extra: &[&str]) -> std::process::Output {
 fn the_bundled_stills_are_read_exactly() {
     for game in ["makhos", "makruk"] {
         let image = sample(&format!("{game}/rendered-{game}.jpg"));
-        let expected = std::fs::read_to_string(sample(&format!("{game}/rendered-{game}.txt")))
-            .unwrap();
+        let expected =
+            std::fs::read_to_string(sample(&format!("{game}/rendered-{game}.txt"))).unwrap();
         let out = detect(&image, game, &[]);
         assert!(
             out.status.success(),
@@ -52,10 +54,14 @@ fn json_gives_every_square_and_says_which_order_the_rows_are_in() {
     // not choose between them, so the rows stay in image order.
     assert_eq!(json["rows_order"], "image");
     assert_eq!(json["orientation"]["source"], "colouring-only");
-    assert_eq!(json["orientation"]["candidates"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        json["orientation"]["candidates"].as_array().unwrap().len(),
+        2
+    );
     for square in json["squares"].as_array().unwrap() {
         let p = &square["probabilities"];
-        let sum = p["empty"].as_f64().unwrap() + p["dark"].as_f64().unwrap()
+        let sum = p["empty"].as_f64().unwrap()
+            + p["dark"].as_f64().unwrap()
             + p["light"].as_f64().unwrap();
         assert!((sum - 1.0).abs() < 1e-3, "{square}");
     }
@@ -71,11 +77,23 @@ fn start_read_in_game_order(record: &str, game: &str, seed: &str, style: &str) {
         .arg(sample(record))
         .args(["--out"])
         .arg(dir.path())
-        .args(["--seed", seed, "--style", style, "--frames", "--seconds", "1"])
+        .args([
+            "--seed",
+            seed,
+            "--style",
+            style,
+            "--frames",
+            "--seconds",
+            "1",
+        ])
         .args(["--fps", "1", "--resolution", "1280x720"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("truth.json")).unwrap())
             .unwrap();
@@ -90,7 +108,11 @@ fn start_read_in_game_order(record: &str, game: &str, seed: &str, style: &str) {
         expected = expected.turned(2);
     }
     let out = detect(&dir.path().join("frames/000000.png"), game, &["--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["rows_order"], "game", "{game} seed {seed}");
     assert_eq!(json["orientation"]["source"], "start-position");
@@ -117,8 +139,7 @@ fn a_rendered_makruk_start_is_read_in_the_games_order() {
 fn a_picture_with_no_board_exits_3_with_the_reasons() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("blank.png");
-    let blank =
-        Mat::new_rows_cols_with_default(480, 640, CV_8UC3, Scalar::all(120.0)).unwrap();
+    let blank = Mat::new_rows_cols_with_default(480, 640, CV_8UC3, Scalar::all(120.0)).unwrap();
     imgcodecs::imwrite(path.to_str().unwrap(), &blank, &Vector::new()).unwrap();
     let out = detect(&path, "makruk", &[]);
     assert_eq!(out.status.code(), Some(3));

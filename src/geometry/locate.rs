@@ -1072,7 +1072,8 @@ fn every_second_line(coverage: &[f64], first: i64, lattice: &Lattice) -> Option<
     } else {
         (odd, even, 1)
     };
-    (covered.1 >= 5 && covered.0 >= 3.0 * bare.0).then(|| Lattice {
+    // The board's outline and border are among the bare parity's lines, and covered.
+    (covered.1 >= 5 && covered.0 >= 2.0 * bare.0).then(|| Lattice {
         offset: lattice.position(parity as f64),
         spacing: 2.0 * lattice.spacing,
     })
