@@ -722,6 +722,10 @@ fn coverage(
         return 0.0;
     }
     let lines = hits as f64 / SAMPLES as f64;
+    // Pieces on a checkered board stand inside the squares, not on their edges.
+    if response.kind == LineKind::SquareEdges {
+        return lines;
+    }
     // Stones stand on the lines and hide them: on a crowded board an edge line may show
     // little of itself, but its points hold stones, which the table beyond never does.
     let points: Vec<i64> = (across.0 + 1..across.1).collect();
