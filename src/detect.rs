@@ -264,18 +264,12 @@ impl Detection {
         let points: Vec<serde_json::Value> = (0..size)
             .flat_map(|row| (0..size).map(move |col| (row, col)))
             .map(|(row, col)| {
-                let cell = self.observation.get(row, col);
-                json!({
-                    "row": row,
-                    "col": col,
-                    "call": match cell.color { None => ".", Some(Color::Black) => "B", Some(Color::White) => "W" },
-                    "probabilities": {
-                        "empty": cell.probabilities[0],
-                        "black": cell.probabilities[1],
-                        "white": cell.probabilities[2],
-                    },
-                    "confidence": cell.confidence(),
-                })
+                cell_json(
+                    row,
+                    col,
+                    self.observation.get(row, col),
+                    ["empty", "black", "white"],
+                )
             })
             .collect();
         let timings: serde_json::Map<String, serde_json::Value> = self
@@ -295,13 +289,34 @@ impl Detection {
     }
 }
 
+/// One cell of `--json`'s list: where, the call, its probabilities under `names` (empty
+/// and the two colours, as the game calls them) and the confidence.
+pub(crate) fn cell_json(
+    row: usize,
+    col: usize,
+    cell: &reading::CellReading,
+    names: [&str; 3],
+) -> serde_json::Value {
+    let mut probabilities = serde_json::Map::new();
+    for (name, p) in names.iter().zip(cell.probabilities) {
+        probabilities.insert(name.to_string(), json!(p));
+    }
+    json!({
+        "row": row,
+        "col": col,
+        "call": match cell.color { None => ".", Some(Color::Black) => "B", Some(Color::White) => "W" },
+        "probabilities": probabilities,
+        "confidence": cell.confidence(),
+    })
+}
+
 /// The locator's working copy of the image and the factor to it (the image itself when
 /// it is small enough).
 fn working_copy(image: &Mat) -> opencv::Result<(Mat, f64)> {
     Ok(locate::reduced(image)?.unwrap_or_else(|| (image.clone(), 1.0)))
 }
 
-fn round2(value: f64) -> f64 {
+pub(crate) fn round2(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
 }
 

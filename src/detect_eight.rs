@@ -6,12 +6,12 @@
 //! a recorder calls per frame are [`read_frame`] (locate and read) and [`read_located`]
 //! (read a board already located).
 
-use crate::detect::{DetectError, DetectOptions};
-use crate::games::{Color, Occupancy};
+use crate::detect::{DetectError, DetectOptions, cell_json, round2};
+use crate::games::Occupancy;
 use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{self as board8, EightBoard, EightGame, Orientation, Surface};
-use crate::reading::Observation;
 use crate::reading::eight::{self as squares, Pieces};
+use crate::reading::{Observation, ReaderChoice};
 use crate::source::image as still;
 use opencv::core::{Mat, Rect};
 use opencv::prelude::*;
@@ -82,16 +82,19 @@ pub struct EightDetection {
 }
 
 /// Reads the 8×8 board of `game` in the photo at `path`. `options.corners` (the outer
-/// corners of the squares) replaces the locator; `--size`, `--calibration` and
-/// `--reader` are Go's and refused.
+/// corners of the squares) replaces the locator; `--size` (other than 8), `--calibration`
+/// and `--reader` are Go's and refused.
 pub fn detect(
     path: &Path,
     options: &DetectOptions,
     game: EightGame,
 ) -> Result<EightDetection, DetectError> {
-    if options.size.is_some_and(|s| s != 8) || options.calibration.is_some() {
+    if options.size.is_some_and(|s| s != 8)
+        || options.calibration.is_some()
+        || options.reader != ReaderChoice::Auto
+    {
         return Err(DetectError::BadOptions(
-            "--size and --calibration are for Go boards; an 8×8 board is found by itself or placed with --corners".into(),
+            "--size, --calibration and --reader are for Go boards; an 8×8 board is found by itself or placed with --corners".into(),
         ));
     }
     let mut timings = Vec::new();
@@ -207,24 +210,18 @@ impl EightDetection {
         let squares: Vec<serde_json::Value> = (0..board8::SQUARES)
             .flat_map(|row| (0..board8::SQUARES).map(move |col| (row, col)))
             .map(|(row, col)| {
-                let cell = self.frame.observation.get(row, col);
-                json!({
-                    "row": row,
-                    "col": col,
-                    "call": match cell.color { None => ".", Some(Color::Black) => "B", Some(Color::White) => "W" },
-                    "probabilities": {
-                        "empty": cell.probabilities[0],
-                        "dark": cell.probabilities[1],
-                        "light": cell.probabilities[2],
-                    },
-                    "confidence": cell.confidence(),
-                })
+                cell_json(
+                    row,
+                    col,
+                    self.frame.observation.get(row, col),
+                    ["empty", "dark", "light"],
+                )
             })
             .collect();
         let timings: serde_json::Map<String, serde_json::Value> = self
             .timings_ms
             .iter()
-            .map(|(name, ms)| (name.to_string(), json!((ms * 100.0).round() / 100.0)))
+            .map(|(name, ms)| (name.to_string(), json!(round2(*ms))))
             .collect();
         json!({
             "game": self.game,

@@ -34,7 +34,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Read the position of a Go board from a photo.
+    /// Read the position of a Go board (or, with --game, a Mak-hos or Makruk board) from
+    /// a photo.
     ///
     /// Prints N lines of N tokens (`.` `B` `W`); row 0 is the edge from corner 1 to
     /// corner 2. Exit status: 0 read, 2 unreadable input or bad options, 3 no board found.
@@ -679,15 +680,7 @@ fn detect(
             };
             print_or_exit(&text)
         }
-        Err(error) => {
-            eprintln!("kradan: {error}");
-            if let kradan::detect::DetectError::NoBoard { notes, .. } = &error {
-                for note in notes {
-                    eprintln!("  {note}");
-                }
-            }
-            ExitCode::from(error.exit_code())
-        }
+        Err(error) => detect_failed(&error),
     }
 }
 
@@ -718,16 +711,20 @@ fn detect_eight(
             };
             print_or_exit(&text)
         }
-        Err(error) => {
-            eprintln!("kradan: {error}");
-            if let kradan::detect::DetectError::NoBoard { notes, .. } = &error {
-                for note in notes {
-                    eprintln!("  {note}");
-                }
-            }
-            ExitCode::from(error.exit_code())
+        Err(error) => detect_failed(&error),
+    }
+}
+
+/// Says why a photo was not read (with the locator's reasons when no board was found)
+/// and gives the exit status.
+fn detect_failed(error: &kradan::detect::DetectError) -> ExitCode {
+    eprintln!("kradan: {error}");
+    if let kradan::detect::DetectError::NoBoard { notes, .. } = error {
+        for note in notes {
+            eprintln!("  {note}");
         }
     }
+    ExitCode::from(error.exit_code())
 }
 
 /// Writes to stdout without panicking when the reader has gone (`kradan detect … | head`).

@@ -154,8 +154,10 @@ fn bad_options_exit_2() {
     let out = detect(&image, "shogi", &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("makhos"));
-    let out = detect(&image, "makruk", &["--size", "19"]);
-    assert_eq!(out.status.code(), Some(2));
+    for go_only in [["--size", "19"], ["--reader", "baseline"]] {
+        let out = detect(&image, "makruk", &go_only);
+        assert_eq!(out.status.code(), Some(2), "{go_only:?}");
+    }
     let out = detect(&image, "makruk", &["--corners", "1,2;3,4"]);
     assert_eq!(out.status.code(), Some(2));
     let missing = detect(Path::new("/nonexistent/photo.jpg"), "makhos", &[]);

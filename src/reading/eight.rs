@@ -361,18 +361,11 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
+/// Per channel, the middle value (the upper middle of an even count).
 fn component_median(samples: &mut [[f64; 3]]) -> [f64; 3] {
     std::array::from_fn(|k| {
-        let mut values: Vec<f64> = samples.iter().map(|s| s[k]).collect();
-        values.sort_by(f64::total_cmp);
-        let n = values.len();
-        if n == 0 {
-            0.0
-        } else if n % 2 == 1 {
-            values[n / 2]
-        } else {
-            (values[n / 2 - 1] + values[n / 2]) / 2.0
-        }
+        samples.sort_by(|a, b| a[k].total_cmp(&b[k]));
+        samples.get(samples.len() / 2).map_or(0.0, |s| s[k])
     })
 }
 
