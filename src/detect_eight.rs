@@ -6,7 +6,7 @@
 //! a recorder calls per frame are [`read_frame`] (locate and read) and [`read_located`]
 //! (read a board already located).
 
-use crate::detect::{DetectError, DetectOptions, cell_json, round2};
+use crate::detect::{DetectError, DetectOptions, cells_json, timings_json};
 use crate::games::Occupancy;
 use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{self as board8, EightBoard, EightGame, Orientation, Surface};
@@ -207,22 +207,6 @@ impl EightDetection {
     /// The object `kradan detect --game … --json` prints.
     pub fn to_json(&self) -> serde_json::Value {
         let in_game_order = self.frame.orientation.quarters.is_some();
-        let squares: Vec<serde_json::Value> = (0..board8::SQUARES)
-            .flat_map(|row| (0..board8::SQUARES).map(move |col| (row, col)))
-            .map(|(row, col)| {
-                cell_json(
-                    row,
-                    col,
-                    self.frame.observation.get(row, col),
-                    ["empty", "dark", "light"],
-                )
-            })
-            .collect();
-        let timings: serde_json::Map<String, serde_json::Value> = self
-            .timings_ms
-            .iter()
-            .map(|(name, ms)| (name.to_string(), json!(round2(*ms))))
-            .collect();
         json!({
             "game": self.game,
             "size": board8::SQUARES,
@@ -233,9 +217,9 @@ impl EightDetection {
             "surface": self.frame.board.surface,
             "corners": self.frame.board.geometry.corners(),
             "homography": self.frame.board.geometry.homography,
-            "squares": squares,
+            "squares": cells_json(&self.frame.observation, ["empty", "dark", "light"]),
             "notes": self.notes,
-            "timings_ms": timings,
+            "timings_ms": timings_json(&self.timings_ms),
         })
     }
 }
