@@ -67,10 +67,8 @@ fn json_gives_every_square_and_says_which_order_the_rows_are_in() {
     }
 }
 
-/// Films the first second of `record` and reads its first frame: the start position,
-/// which must come out in the game's own orientation (White at the bottom) whatever side
-/// the camera stood on.
-fn start_read_in_game_order(record: &str, game: &str, seed: &str, style: &str) {
+/// Films the first second of `record` as PNG frames into a new folder.
+fn render_first_second(record: &str, seed: &str, style: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let out = kradan()
         .arg("render")
@@ -94,6 +92,14 @@ fn start_read_in_game_order(record: &str, game: &str, seed: &str, style: &str) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    dir
+}
+
+/// Films the first second of `record` and reads its first frame: the start position,
+/// which must come out in the game's own orientation (White at the bottom) whatever side
+/// the camera stood on.
+fn start_read_in_game_order(record: &str, game: &str, seed: &str, style: &str) {
+    let dir = render_first_second(record, seed, style);
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("truth.json")).unwrap())
             .unwrap();
@@ -133,6 +139,42 @@ fn a_rendered_makhos_start_is_read_in_the_games_order() {
 #[test]
 fn a_rendered_makruk_start_is_read_in_the_games_order() {
     start_read_in_game_order("makruk/fairy-stockfish-game.pgn", "makruk", "20", "clean");
+}
+
+#[test]
+fn eval_frames_scores_a_rendered_clip_against_its_truth() {
+    let dir = render_first_second("makruk/fairy-stockfish-game.pgn", "20", "clean");
+    let out = kradan()
+        .arg("eval-frames")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    let label = "makruk clean (grid)";
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("{table}"));
+    // One clip, one hand-free frame or more, every board found and read exactly.
+    let numbers: Vec<&str> = row[label.len()..].split_whitespace().collect();
+    assert_eq!(numbers[0], "1", "{row}");
+    assert_eq!(numbers[1], numbers[2], "{row}");
+    assert_eq!(numbers[3], "100.00%", "{row}");
+    assert_eq!(numbers[5], "100.00%", "{row}");
+    // A folder with no truth is an error, not a panic.
+    let empty = tempfile::tempdir().unwrap();
+    let out = kradan()
+        .arg("eval-frames")
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("truth.json"));
 }
 
 #[test]
