@@ -260,39 +260,49 @@ pub fn detect_with(
 impl Detection {
     /// The object `kradan detect --json` prints.
     pub fn to_json(&self) -> serde_json::Value {
-        let size = self.observation.size;
-        let points: Vec<serde_json::Value> = (0..size)
-            .flat_map(|row| (0..size).map(move |col| (row, col)))
-            .map(|(row, col)| {
-                let cell = self.observation.get(row, col);
-                json!({
-                    "row": row,
-                    "col": col,
-                    "call": match cell.color { None => ".", Some(Color::Black) => "B", Some(Color::White) => "W" },
-                    "probabilities": {
-                        "empty": cell.probabilities[0],
-                        "black": cell.probabilities[1],
-                        "white": cell.probabilities[2],
-                    },
-                    "confidence": cell.confidence(),
-                })
-            })
-            .collect();
-        let timings: serde_json::Map<String, serde_json::Value> = self
-            .timings_ms
-            .iter()
-            .map(|(name, ms)| (name.to_string(), json!(round2(*ms))))
-            .collect();
         json!({
-            "size": size,
+            "size": self.observation.size,
             "rows": self.occupancy.to_text_rows(),
             "corners": self.geometry.corners(),
             "homography": self.geometry.homography,
-            "points": points,
+            "points": cells_json(&self.observation, ["empty", "black", "white"]),
             "notes": self.notes,
-            "timings_ms": timings,
+            "timings_ms": timings_json(&self.timings_ms),
         })
     }
+}
+
+/// Every cell of an observation as `--json` lists them, row by row: where, the call, its
+/// probabilities under `names` (empty and the two colours, as the game calls them) and
+/// the confidence.
+pub(crate) fn cells_json(observation: &Observation, names: [&str; 3]) -> Vec<serde_json::Value> {
+    let size = observation.size;
+    (0..size)
+        .flat_map(|row| (0..size).map(move |col| (row, col)))
+        .map(|(row, col)| {
+            let cell = observation.get(row, col);
+            let mut probabilities = serde_json::Map::new();
+            for (name, p) in names.iter().zip(cell.probabilities) {
+                probabilities.insert(name.to_string(), json!(p));
+            }
+            json!({
+                "row": row,
+                "col": col,
+                "call": match cell.color { None => ".", Some(Color::Black) => "B", Some(Color::White) => "W" },
+                "probabilities": probabilities,
+                "confidence": cell.confidence(),
+            })
+        })
+        .collect()
+}
+
+/// Milliseconds per stage as `--json`'s `timings_ms` object.
+pub(crate) fn timings_json(timings: &[(&'static str, f64)]) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> = timings
+        .iter()
+        .map(|(name, ms)| (name.to_string(), json!(round2(*ms))))
+        .collect();
+    serde_json::Value::Object(map)
 }
 
 /// The locator's working copy of the image and the factor to it (the image itself when

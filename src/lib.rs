@@ -5,7 +5,9 @@
 
 pub mod debug;
 pub mod detect;
+pub mod detect_eight;
 pub mod eval;
+pub mod eval_eight;
 pub mod footage_eval;
 pub mod games;
 pub mod geometry;

@@ -34,7 +34,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Read the position of a Go board from a photo.
+    /// Read the position of a Go board (or, with --game, a Mak-hos or Makruk board) from
+    /// a photo.
     ///
     /// Prints N lines of N tokens (`.` `B` `W`); row 0 is the edge from corner 1 to
     /// corner 2. Exit status: 0 read, 2 unreadable input or bad options, 3 no board found.
@@ -62,6 +63,25 @@ enum Command {
         /// file is missing), learned, or baseline (colour statistics).
         #[arg(long, default_value = "auto")]
         reader: ReaderChoice,
+        /// The game on the board: go, or makhos / makruk for an 8×8 board (8 lines of 8
+        /// tokens, in the game's orientation when the start position or the colouring
+        /// tells it, else in image order; `--json` says which).
+        #[arg(long, default_value = "go")]
+        game: String,
+    },
+    /// Score the 8×8 vision on rendered Mak-hos / Makruk clips (folders made by
+    /// `kradan render … --frames`): boards found, squares right, boards exactly right,
+    /// orientation, per game and style.
+    EvalFrames {
+        /// Clip folders, each with `truth.json` and `frames/`.
+        #[arg(required = true)]
+        clips: Vec<PathBuf>,
+        /// Read every Nth frame with no hand over the board.
+        #[arg(long, default_value_t = 1)]
+        every: usize,
+        /// Print every frame not read exactly right.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Run detect over a manifest of photos with known positions (one JSON record per
     /// line: set, image relative to the manifest, size, truth rows) and report accuracy.
@@ -344,7 +364,40 @@ fn main() -> ExitCode {
             json,
             debug_dir,
             reader,
-        } => detect(image, size, corners, calibration, json, debug_dir, reader),
+            game,
+        } => match game.as_str() {
+            "go" => detect(image, size, corners, calibration, json, debug_dir, reader),
+            other => match other.parse::<kradan::geometry::eight::EightGame>() {
+                Ok(game) => detect_eight(
+                    image,
+                    game,
+                    kradan::detect::DetectOptions {
+                        size,
+                        corners: None,
+                        calibration,
+                        debug_dir,
+                        reader,
+                    },
+                    corners,
+                    json,
+                ),
+                Err(message) => {
+                    eprintln!("kradan: --game: {message}");
+                    ExitCode::from(EXIT_UNREADABLE)
+                }
+            },
+        },
+        Command::EvalFrames {
+            clips,
+            every,
+            verbose,
+        } => match kradan::eval_eight::eval_frames(&clips, every, verbose) {
+            Ok(table) => print_or_exit(&table),
+            Err(error) => {
+                eprintln!("kradan: {error:#}");
+                ExitCode::from(EXIT_UNREADABLE)
+            }
+        },
         Command::EvalPhotos {
             manifest,
             json,
@@ -675,16 +728,51 @@ fn detect(
             };
             print_or_exit(&text)
         }
-        Err(error) => {
-            eprintln!("kradan: {error}");
-            if let kradan::detect::DetectError::NoBoard { notes, .. } = &error {
-                for note in notes {
-                    eprintln!("  {note}");
-                }
-            }
-            ExitCode::from(error.exit_code())
+        Err(error) => detect_failed(&error),
+    }
+}
+
+fn detect_eight(
+    image: PathBuf,
+    game: kradan::geometry::eight::EightGame,
+    mut options: kradan::detect::DetectOptions,
+    corners: Option<String>,
+    json: bool,
+) -> ExitCode {
+    match corners
+        .as_deref()
+        .map(kradan::detect::parse_corners)
+        .transpose()
+    {
+        Ok(corners) => options.corners = corners,
+        Err(message) => {
+            eprintln!("kradan: {message}");
+            return ExitCode::from(EXIT_UNREADABLE);
         }
     }
+    match kradan::detect_eight::detect(&image, &options, game) {
+        Ok(detection) => {
+            let text = if json {
+                format!("{}\n", detection.to_json())
+            } else {
+                detection.rows().to_text_rows().join("\n") + "\n"
+            };
+            print_or_exit(&text)
+        }
+        Err(error) => detect_failed(&error),
+    }
+}
+
+/// Says why a photo was not read (with the locator's reasons when no board was found)
+/// and gives the exit status.
+fn detect_failed(error: &kradan::detect::DetectError) -> ExitCode {
+    eprintln!("kradan: {error}");
+    if let kradan::detect::DetectError::NoBoard { notes, .. } = error {
+        for note in notes {
+            eprintln!("  {note}");
+        }
+    }
+    ExitCode::from(error.exit_code())
 }
 
 /// Writes to stdout without panicking when the reader has gone (`kradan detect … | head`).

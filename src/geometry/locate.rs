@@ -75,11 +75,26 @@ pub fn reduced_to(image: &Mat, side: i32) -> opencv::Result<Option<(Mat, f64)>> 
     Ok(Some((small, factor)))
 }
 
+/// What marks the board's lines in the picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineKind {
+    /// Thin dark lines drawn on the board (Go, a plain Makruk grid).
+    Drawn,
+    /// Edges between dark and light squares (a checkered board): no line is drawn, but
+    /// every square edge is a step in brightness.
+    SquareEdges,
+}
+
 /// Finds the board grid in a BGR image. `size` fixes the number of lines; `None` decides
 /// it from the grid (19, 13 or 9).
 pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
+    locate_lines(image, size, LineKind::Drawn)
+}
+
+/// As [`locate`], for a board whose lines are of the given kind.
+pub fn locate_lines(image: &Mat, size: Option<usize>, kind: LineKind) -> opencv::Result<Located> {
     if let Some((small, factor)) = reduced(image)? {
-        let mut located = locate(&small, size)?;
+        let mut located = locate_lines(&small, size, kind)?;
         located.geometry = located.geometry.map(|g| g.scaled(1.0 / factor));
         for segment in &mut located.segments {
             segment.iter_mut().for_each(|v| *v /= factor);
@@ -95,7 +110,7 @@ pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
     let mut located = Located::default();
     let mut reasons = Vec::new();
     for scale in [Scale::BOARD_FILLS_FRAME, Scale::SMALL_BOARD] {
-        let response = LineResponse::new(&gray, scale)?;
+        let response = LineResponse::new(&gray, scale, kind)?;
         let segments = response.segments(scale)?;
         match fit_grid(&response, &segments, size) {
             Ok(geometry) => {
@@ -223,19 +238,27 @@ struct LineResponse {
     height: i32,
     /// The response level above which a pixel counts as "on a line".
     on_line: u8,
+    kind: LineKind,
 }
 
 impl LineResponse {
-    fn new(gray: &Mat, scale: Scale) -> opencv::Result<Self> {
+    fn new(gray: &Mat, scale: Scale, kind: LineKind) -> opencv::Result<Self> {
         let longest = gray.cols().max(gray.rows());
-        // Wider than a grid line at any usable distance, narrower than a stone.
-        let k = ((f64::from(longest) / scale.kernel_divisor).round() as i32).max(3) | 1;
+        // Wider than a grid line at any usable distance, narrower than a stone; a square
+        // edge is a step, which the thinnest gradient marks as a line of its own.
+        let (k, operation) = match kind {
+            LineKind::Drawn => (
+                ((f64::from(longest) / scale.kernel_divisor).round() as i32).max(3) | 1,
+                imgproc::MORPH_BLACKHAT,
+            ),
+            LineKind::SquareEdges => (3, imgproc::MORPH_GRADIENT),
+        };
         let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_RECT, Size::new(k, k))?;
         let mut mat = Mat::default();
         imgproc::morphology_ex(
             gray,
             &mut mat,
-            imgproc::MORPH_BLACKHAT,
+            operation,
             &kernel,
             Point::new(-1, -1),
             1,
@@ -261,6 +284,7 @@ impl LineResponse {
             height: mat.rows(),
             mat,
             on_line,
+            kind,
         })
     }
 
@@ -698,6 +722,10 @@ fn coverage(
         return 0.0;
     }
     let lines = hits as f64 / SAMPLES as f64;
+    // Pieces on a checkered board stand inside the squares, not on their edges.
+    if response.kind == LineKind::SquareEdges {
+        return lines;
+    }
     // Stones stand on the lines and hide them: on a crowded board an edge line may show
     // little of itself, but its points hold stones, which the table beyond never does.
     let points: Vec<i64> = (across.0 + 1..across.1).collect();
@@ -804,7 +832,7 @@ fn fit_grid(
     let mut first_error = None;
     for i in 0..directions.len() {
         for j in i + 1..directions.len() {
-            match fit_grid_along(response, segments, size, directions[i], directions[j]) {
+            match fit_grid_along(response, segments, size, (directions[i], directions[j])) {
                 Ok((score, geometry)) => {
                     if best.as_ref().is_none_or(|(s, _)| score > *s) {
                         best = Some((score, geometry));
@@ -828,8 +856,7 @@ fn fit_grid_along(
     response: &LineResponse,
     segments: &[[f64; 4]],
     size: Option<usize>,
-    first: f64,
-    second: f64,
+    (first, second): (f64, f64),
 ) -> Result<(f64, BoardGeometry), String> {
     let family = |direction: f64, other: f64| -> Vec<[f64; 4]> {
         segments
@@ -891,13 +918,8 @@ fn fit_grid_along(
             })
             .collect()
     };
-    let rows = fit_lattice(&positions(&family1, 1)).ok_or(NO_GRID)?;
-    let columns = fit_lattice(&positions(&family2, 0)).ok_or(NO_GRID)?;
-    let rough = RoughGrid {
-        to_image,
-        columns,
-        rows,
-    };
+    let mut rows = fit_lattice(&positions(&family1, 1)).ok_or(NO_GRID)?;
+    let mut columns = fit_lattice(&positions(&family2, 0)).ok_or(NO_GRID)?;
 
     // Lattice indices that segments support, widened a little: the board lies among them.
     let span = |family: &[[f64; 4]], axis: usize, lattice: &Lattice| -> (i64, i64) {
@@ -909,17 +931,39 @@ fn fit_grid_along(
         let hi = indices.iter().copied().max().unwrap_or(0);
         (lo - 2, hi + 2)
     };
-    let row_span = span(&family1, 1, &rows);
-    let column_span = span(&family2, 0, &columns);
-    if row_span.1 - row_span.0 > 80 || column_span.1 - column_span.0 > 80 {
-        return Err(NO_GRID.into());
+    let measure = |rows: Lattice, columns: Lattice| {
+        let rough = RoughGrid {
+            to_image,
+            columns,
+            rows,
+        };
+        let row_span = span(&family1, 1, &rows);
+        let column_span = span(&family2, 0, &columns);
+        if row_span.1 - row_span.0 > 80 || column_span.1 - column_span.0 > 80 {
+            return Err(String::from(NO_GRID));
+        }
+        let row_coverage: Vec<f64> = (row_span.0..=row_span.1)
+            .map(|i| coverage(response, &rough, false, i, column_span))
+            .collect();
+        let column_coverage: Vec<f64> = (column_span.0..=column_span.1)
+            .map(|i| coverage(response, &rough, true, i, row_span))
+            .collect();
+        Ok((rough, row_span, column_span, row_coverage, column_coverage))
+    };
+    let (mut rough, mut row_span, mut column_span, mut row_coverage, mut column_coverage) =
+        measure(rows, columns)?;
+    // A checkered board's own outline and border lie about half a square beyond its outer
+    // edges, long and strong, and can make half a square the strongest period: then every
+    // other lattice line is bare, and the squares' lattice is every second line.
+    if response.kind == LineKind::SquareEdges {
+        let halved_rows = every_second_line(&row_coverage, row_span.0, &rows);
+        let halved_columns = every_second_line(&column_coverage, column_span.0, &columns);
+        if halved_rows.is_some() || halved_columns.is_some() {
+            rows = halved_rows.unwrap_or(rows);
+            columns = halved_columns.unwrap_or(columns);
+            (rough, row_span, column_span, row_coverage, column_coverage) = measure(rows, columns)?;
+        }
     }
-    let row_coverage: Vec<f64> = (row_span.0..=row_span.1)
-        .map(|i| coverage(response, &rough, false, i, column_span))
-        .collect();
-    let column_coverage: Vec<f64> = (column_span.0..=column_span.1)
-        .map(|i| coverage(response, &rough, true, i, row_span))
-        .collect();
 
     let candidates: Vec<usize> = match size {
         Some(n) => vec![n],
@@ -1009,6 +1053,34 @@ fn fit_grid_along(
             homography: grid_to_image,
         }),
     ))
+}
+
+/// The lattice of every second line of `lattice` when the lines of one parity are
+/// covered and the others bare; `coverage[k]` is line `first + k`'s.
+fn every_second_line(coverage: &[f64], first: i64, lattice: &Lattice) -> Option<Lattice> {
+    let evidence = |parity: usize| -> (f64, usize) {
+        coverage
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (first + *k as i64).rem_euclid(2) as usize == parity)
+            .fold((0.0, 0), |(sum, strong), (_, &c)| {
+                (
+                    sum + (c - ABSENT_LINE).max(0.0),
+                    strong + usize::from(c >= 0.5),
+                )
+            })
+    };
+    let (even, odd) = (evidence(0), evidence(1));
+    let (covered, bare, parity) = if even.0 >= odd.0 {
+        (even, odd, 0)
+    } else {
+        (odd, even, 1)
+    };
+    // The board's outline and border are among the bare parity's lines, and covered.
+    (covered.1 >= 5 && covered.0 >= 2.0 * bare.0).then(|| Lattice {
+        offset: lattice.position(parity as f64),
+        spacing: 2.0 * lattice.spacing,
+    })
 }
 
 /// A line beyond the window this close to the window's typical coverage (as a fraction)

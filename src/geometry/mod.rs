@@ -5,6 +5,7 @@
 //! it with no clicks; manual corners and calibration files set it by hand.
 
 pub mod calibration;
+pub mod eight;
 pub mod locate;
 pub mod markers;
 

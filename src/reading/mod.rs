@@ -8,6 +8,7 @@
 
 pub mod adapt;
 pub mod baseline;
+pub mod eight;
 pub mod learned;
 pub mod synth;
 

@@ -1,0 +1,55 @@
+//! The cost of the 8×8 vision on one 1920×1080 frame, on one core: finding the board
+//! (`geometry::eight::locate`) and reading its 64 squares once the board is known
+//! (`reading::eight::read`, what the recorder does per frame while it follows the board).
+//!
+//! The frames are the bundled rendered stills of each game (1280×720) scaled to 1080p.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use kradan::geometry::eight::{EightGame, locate};
+use kradan::reading::eight::read;
+use opencv::core::{Mat, Size};
+use opencv::{imgcodecs, imgproc};
+use std::hint::black_box;
+use std::path::Path;
+
+fn frame(game: &str) -> Mat {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(game)
+        .join(format!("rendered-{game}.jpg"));
+    let still = imgcodecs::imread(path.to_str().expect("a path"), imgcodecs::IMREAD_COLOR)
+        .expect("the bundled still");
+    let mut full_hd = Mat::default();
+    imgproc::resize(
+        &still,
+        &mut full_hd,
+        Size::new(1920, 1080),
+        0.0,
+        0.0,
+        imgproc::INTER_LINEAR,
+    )
+    .expect("a resize");
+    full_hd
+}
+
+fn bench(c: &mut Criterion) {
+    opencv::core::set_num_threads(1).expect("one thread");
+    for (name, game) in [("makhos", EightGame::Makhos), ("makruk", EightGame::Makruk)] {
+        let image = frame(name);
+        let board = locate(&image)
+            .expect("locate")
+            .board
+            .expect("the bundled still has a board");
+        let pieces = kradan::detect_eight::pieces_of(game);
+        c.bench_function(&format!("{name} 1080p: locate the board"), |b| {
+            b.iter(|| black_box(locate(black_box(&image)).expect("locate")))
+        });
+        c.bench_function(
+            &format!("{name} 1080p: read 64 squares, board known"),
+            |b| b.iter(|| black_box(read(black_box(&image), &board, pieces).expect("read"))),
+        );
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

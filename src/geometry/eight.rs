@@ -1,0 +1,435 @@
+//! Finding an 8×8 board (Mak-hos, Makruk) with no clicks.
+//!
+//! Two kinds of board, one lattice: a plain grid has 9 drawn lines each way, found by the
+//! Go locator as they are; a checkered board has none, but every square edge is a step
+//! from dark to light, and the thinnest morphological gradient turns each step into a
+//! bright line of its own, which the same machinery (segments, vanishing points, lattice,
+//! the run of 9 lines, refinement) fits. Either way the result is a [`BoardGeometry`] of
+//! size 9 whose grid points are the squares' corners: square (`row`, `col`) has its centre
+//! at grid (`col + 0.5`, `row + 0.5`).
+
+use super::BoardGeometry;
+use super::locate::{self, LineKind};
+use crate::games::{Color, Occupancy, makhos, makruk};
+use opencv::core::Mat;
+use opencv::imgproc;
+use opencv::prelude::*;
+use serde::Serialize;
+
+/// Lines per side of an 8×8 board's lattice.
+pub const LINES: usize = 9;
+/// Squares per side.
+pub const SQUARES: usize = 8;
+
+/// How the squares are marked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Surface {
+    /// Alternately dark and light squares.
+    Checkered,
+    /// Squares of one colour bounded by drawn lines.
+    Grid,
+}
+
+/// A located 8×8 board.
+#[derive(Clone, Debug)]
+pub struct EightBoard {
+    /// Size 9, row 0 the edge nearest the top of the image (see [`locate::image_order`]).
+    pub geometry: BoardGeometry,
+    pub surface: Surface,
+    /// On a checkered board, whether square (0, 0) of `geometry` is a dark one.
+    pub first_square_dark: Option<bool>,
+}
+
+impl EightBoard {
+    /// The board whose square corners `geometry` (size 9) gives, its surface told from
+    /// whether its squares alternate in brightness.
+    pub fn with_geometry(image: &Mat, geometry: BoardGeometry) -> opencv::Result<EightBoard> {
+        let contrast =
+            checker_contrast(image, &geometry)?.filter(|c| c.strength >= CHECKERED_STRENGTH);
+        Ok(EightBoard {
+            geometry,
+            surface: if contrast.is_some() {
+                Surface::Checkered
+            } else {
+                Surface::Grid
+            },
+            first_square_dark: contrast.map(|c| c.first_square_dark),
+        })
+    }
+}
+
+/// What [`locate`] found, with the segments and notes for the debug pictures and the user.
+#[derive(Clone, Debug, Default)]
+pub struct Located {
+    pub board: Option<EightBoard>,
+    pub segments: Vec<[f64; 4]>,
+    pub notes: Vec<String>,
+}
+
+/// Finds an 8×8 board in a BGR image (any size: it is reduced for the search).
+///
+/// Drawn lines are tried first: a plain grid shows nothing else, and a checkered board
+/// with a drawn border rarely shows 9 drawn lines each way. Then square edges.
+pub fn locate(image: &Mat) -> opencv::Result<Located> {
+    let mut notes = Vec::new();
+    let mut segments = Vec::new();
+    for kind in [LineKind::Drawn, LineKind::SquareEdges] {
+        let found = locate::locate_lines(image, Some(LINES), kind)?;
+        if segments.is_empty() {
+            segments = found.segments.clone();
+        }
+        let Some(geometry) = found.geometry else {
+            notes.extend(found.notes.into_iter().map(|n| match kind {
+                LineKind::Drawn => format!("drawn lines: {n}"),
+                LineKind::SquareEdges => format!("square edges: {n}"),
+            }));
+            continue;
+        };
+        let board = EightBoard::with_geometry(image, geometry)?;
+        // Square edges on a board that is not checkered are the edges of its drawn
+        // lines, or something else with a lattice: not a board this kind finds.
+        if kind == LineKind::SquareEdges && board.surface != Surface::Checkered {
+            notes.push("square edges: a lattice was found but its squares do not alternate".into());
+            continue;
+        }
+        return Ok(Located {
+            board: Some(board),
+            segments: found.segments,
+            notes: found.notes,
+        });
+    }
+    Ok(Located {
+        board: None,
+        segments,
+        notes,
+    })
+}
+
+/// The difference between the two colour classes of squares, in units of the spread
+/// within a class, above which a board is taken as checkered. Plain boards measure below
+/// 1 (grain, light falling off); checkered ones 4 and more.
+const CHECKERED_STRENGTH: f64 = 2.5;
+
+/// How clearly the squares alternate.
+#[derive(Clone, Copy, Debug)]
+struct CheckerContrast {
+    strength: f64,
+    first_square_dark: bool,
+}
+
+/// The brightness of each square's four corners (pieces stand in the middle and rarely
+/// reach them), and how far the two parities of squares differ in it.
+fn checker_contrast(
+    image: &Mat,
+    geometry: &BoardGeometry,
+) -> opencv::Result<Option<CheckerContrast>> {
+    let mut gray = Mat::default();
+    if image.channels() == 1 {
+        gray = image.clone();
+    } else {
+        imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
+    }
+    let (width, height) = (gray.cols(), gray.rows());
+    let at = |[x, y]: [f64; 2]| -> Option<f64> {
+        let (xi, yi) = (x.round() as i32, y.round() as i32);
+        (xi >= 0 && yi >= 0 && xi < width && yi < height)
+            .then(|| gray.at_2d::<u8>(yi, xi).ok().map(|v| f64::from(*v)))
+            .flatten()
+    };
+    let mut classes: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for row in 0..SQUARES {
+        for col in 0..SQUARES {
+            let mut corners: Vec<f64> = [(0.2, 0.2), (0.8, 0.2), (0.2, 0.8), (0.8, 0.8)]
+                .iter()
+                .filter_map(|&(dc, dr)| at(geometry.to_image(col as f64 + dc, row as f64 + dr)))
+                .collect();
+            if corners.len() < 3 {
+                continue;
+            }
+            corners.sort_by(f64::total_cmp);
+            classes[(row + col) % 2].push(corners[corners.len() / 2]);
+        }
+    }
+    if classes.iter().any(|c| c.len() < 16) {
+        return Ok(None);
+    }
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let centres = [median(&mut classes[0]), median(&mut classes[1])];
+    let spread = |values: &[f64], centre: f64| {
+        let mut deviations: Vec<f64> = values.iter().map(|v| (v - centre).abs()).collect();
+        median(&mut deviations)
+    };
+    let within = spread(&classes[0], centres[0])
+        .max(spread(&classes[1], centres[1]))
+        .max(2.0);
+    Ok(Some(CheckerContrast {
+        strength: (centres[0] - centres[1]).abs() / within,
+        first_square_dark: centres[0] < centres[1],
+    }))
+}
+
+/// Which of the two 8×8 games is on the board: it decides the start position and where a
+/// piece's body stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EightGame {
+    Makhos,
+    Makruk,
+}
+
+impl std::str::FromStr for EightGame {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "makhos" => Ok(EightGame::Makhos),
+            "makruk" => Ok(EightGame::Makruk),
+            other => Err(format!(
+                "unknown game {other:?}: expected go, makhos or makruk"
+            )),
+        }
+    }
+}
+
+impl EightGame {
+    /// The start positions in the game's own orientation (row 0 the far edge from White,
+    /// who sits at the bottom): Mak-hos with 8 or 12 men a side, Makruk's one.
+    pub fn starts(self) -> Vec<Occupancy> {
+        match self {
+            EightGame::Makhos => [makhos::Men::Eight, makhos::Men::Twelve]
+                .into_iter()
+                .map(|men| makhos::Position::start(men, Color::White).occupancy())
+                .collect(),
+            EightGame::Makruk => vec![makruk::Position::start().occupancy()],
+        }
+    }
+}
+
+/// What told the board's orientation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OrientationSource {
+    /// The pieces stand as at the start of the game: each side's colour at its edge.
+    StartPosition,
+    /// The board's colouring leaves two turns (the single corner on each player's left,
+    /// HOS-SCHOOL 3.1) and the pieces do not say which.
+    ColouringOnly,
+    /// Nothing: a plain grid has no colouring, and the pieces are not at the start.
+    Unknown,
+}
+
+/// How the image-order board turns into the game's own orientation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Orientation {
+    /// Clockwise quarter turns taking the image-order rows to the game's rows (White at
+    /// the bottom), when known.
+    pub quarters: Option<usize>,
+    /// The turns the board's colouring allows (all four on a plain grid).
+    pub candidates: Vec<usize>,
+    pub source: OrientationSource,
+    /// How many squares of the best start position disagreed with the reading.
+    pub start_mismatches: Option<usize>,
+}
+
+/// Squares of 64 that may disagree with the start position and still be taken for it: a
+/// piece misread, or the first move already made.
+const START_TOLERANCE: usize = 4;
+
+/// The orientation of `board` from what was read on it (`seen`, image order) and, on a
+/// checkered Mak-hos board, from its colouring: the single corner, a dark square, is on
+/// each player's left (HOS-SCHOOL 3.1). A Makruk board has no such rule (on a chess board
+/// it is the light square on the right, which players do not always keep), nor has a plain
+/// grid.
+pub fn orientation(board: &EightBoard, game: EightGame, seen: &Occupancy) -> Orientation {
+    let candidates: Vec<usize> = match (game, board.first_square_dark) {
+        (EightGame::Makhos, Some(first_dark)) => (0..4)
+            .filter(|&quarters| {
+                let mut colouring = Occupancy::empty(SQUARES, SQUARES);
+                for row in 0..SQUARES {
+                    for col in 0..SQUARES {
+                        let dark = ((row + col) % 2 == 0) == first_dark;
+                        colouring.set(row, col, dark.then_some(Color::Black));
+                    }
+                }
+                colouring.turned(quarters).get(SQUARES - 1, 0).is_some()
+            })
+            .collect(),
+        _ => (0..4).collect(),
+    };
+    let mut fits: Vec<(usize, usize)> = (0..4)
+        .map(|quarters| {
+            let turned = seen.turned(quarters);
+            let mismatches = game
+                .starts()
+                .iter()
+                .map(|start| SQUARES * SQUARES - start.agreement(&turned))
+                .min()
+                .unwrap_or(SQUARES * SQUARES);
+            (mismatches, quarters)
+        })
+        .collect();
+    fits.sort();
+    let (best, quarters) = fits[0];
+    let clear = best <= START_TOLERANCE && fits[1].0 > best + START_TOLERANCE;
+    if clear {
+        return Orientation {
+            quarters: Some(quarters),
+            candidates,
+            source: OrientationSource::StartPosition,
+            start_mismatches: Some(best),
+        };
+    }
+    let source = if candidates.len() < 4 {
+        OrientationSource::ColouringOnly
+    } else {
+        OrientationSource::Unknown
+    };
+    Orientation {
+        quarters: None,
+        candidates,
+        source,
+        start_mismatches: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{CV_8UC3, Point, Scalar};
+
+    /// A top-down picture of an 8×8 board: squares of `square` pixels from (`x0`, `y0`).
+    fn drawn_board(checkered: bool) -> Mat {
+        let mut image =
+            Mat::new_rows_cols_with_default(700, 900, CV_8UC3, Scalar::new(60.0, 50.0, 40.0, 0.0))
+                .unwrap();
+        let (x0, y0, square) = (170, 90, 64);
+        let light = Scalar::new(150.0, 190.0, 220.0, 0.0);
+        let dark = Scalar::new(40.0, 70.0, 110.0, 0.0);
+        for row in 0..8 {
+            for col in 0..8 {
+                let colour = if checkered && (row + col) % 2 == 1 {
+                    dark
+                } else {
+                    light
+                };
+                imgproc::rectangle_points(
+                    &mut image,
+                    Point::new(x0 + col * square, y0 + row * square),
+                    Point::new(x0 + (col + 1) * square, y0 + (row + 1) * square),
+                    colour,
+                    -1,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        if !checkered {
+            for i in 0..=8 {
+                let k = i * square;
+                let ink = Scalar::new(20.0, 20.0, 20.0, 0.0);
+                imgproc::line(
+                    &mut image,
+                    Point::new(x0 + k, y0),
+                    Point::new(x0 + k, y0 + 8 * square),
+                    ink,
+                    2,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+                imgproc::line(
+                    &mut image,
+                    Point::new(x0, y0 + k),
+                    Point::new(x0 + 8 * square, y0 + k),
+                    ink,
+                    2,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        image
+    }
+
+    fn assert_corners(board: &EightBoard) {
+        let expected = [[170.0, 90.0], [682.0, 90.0], [682.0, 602.0], [170.0, 602.0]];
+        for (found, want) in board.geometry.corners().iter().zip(expected) {
+            assert!(
+                (found[0] - want[0]).abs() < 4.0 && (found[1] - want[1]).abs() < 4.0,
+                "{:?}",
+                board.geometry.corners()
+            );
+        }
+    }
+
+    #[test]
+    fn a_checkered_board_is_found_from_its_square_edges() {
+        let located = locate(&drawn_board(true)).unwrap();
+        let board = located.board.expect("board");
+        assert_eq!(board.surface, Surface::Checkered);
+        assert_eq!(board.first_square_dark, Some(false));
+        assert_corners(&board);
+    }
+
+    #[test]
+    fn a_plain_grid_is_found_from_its_lines() {
+        let located = locate(&drawn_board(false)).unwrap();
+        let board = located.board.expect("board");
+        assert_eq!(board.surface, Surface::Grid);
+        assert_corners(&board);
+    }
+
+    #[test]
+    fn the_start_position_turns_the_board_to_the_games_rows() {
+        let board = EightBoard {
+            geometry: BoardGeometry::from_corners(
+                9,
+                [[0.0, 0.0], [8.0, 0.0], [8.0, 8.0], [0.0, 8.0]],
+            )
+            .unwrap(),
+            surface: Surface::Checkered,
+            first_square_dark: Some(true),
+        };
+        let start = makhos::Position::start(makhos::Men::Eight, Color::Black).occupancy();
+        for quarters in 0..4 {
+            // The camera on another side sees the start turned back.
+            let seen = start.turned((4 - quarters) % 4);
+            let found = orientation(&board, EightGame::Makhos, &seen);
+            assert_eq!(found.quarters, Some(quarters));
+            assert_eq!(found.source, OrientationSource::StartPosition);
+        }
+        // A mid-game position: only the colouring's two turns are left.
+        let mut middle = Occupancy::empty(8, 8);
+        middle.set(3, 2, Some(Color::White));
+        let found = orientation(&board, EightGame::Makhos, &middle);
+        assert_eq!(found.quarters, None);
+        assert_eq!(found.source, OrientationSource::ColouringOnly);
+        // (0, 0) dark: the image's bottom-left (7, 0) is light, so the players sit left
+        // and right: a quarter turn either way.
+        assert_eq!(found.candidates, vec![1, 3]);
+        let grid = EightBoard {
+            surface: Surface::Grid,
+            first_square_dark: None,
+            ..board
+        };
+        let found = orientation(&grid, EightGame::Makruk, &middle);
+        assert_eq!(
+            (found.source, found.candidates.len()),
+            (OrientationSource::Unknown, 4)
+        );
+    }
+
+    #[test]
+    fn a_blank_picture_has_no_board() {
+        let image = Mat::new_rows_cols_with_default(480, 640, CV_8UC3, Scalar::all(128.0)).unwrap();
+        let located = locate(&image).unwrap();
+        assert!(located.board.is_none());
+        assert!(!located.notes.is_empty());
+    }
+}

@@ -1,0 +1,429 @@
+//! Square reading for 8×8 boards (Mak-hos, Makruk): empty / dark piece / light piece per
+//! square, with probabilities, from colour statistics alone.
+//!
+//! The board is rectified (square (`row`, `col`) spans `(col + 1 .. col + 2) · cell`
+//! across, the same for rows) and read in CIE Lab:
+//!
+//! 1. **The bare board.** Each square's corners are its least covered part: a disc stands
+//!    in the middle and a tall piece leans over the far side only. The colour of the corners
+//!    of every square of one class (dark or light squares of a checkered board, all squares
+//!    of a plain one) is fitted by a plane over the board (light falls off across it),
+//!    keeping the squares that agree best, so pieces and shadows do not pull the fit.
+//! 2. **The piece's body.** On an oblique view a piece's body appears pushed away from the
+//!    camera (further the taller it is); the camera's position is recovered from the
+//!    homography and each square is sampled where a body standing on it would show.
+//! 3. **Occupied** is how far the body's colour lies from the bare board's there, in units
+//!    of how much bare squares scatter about their plane.
+//! 4. **Dark or light** splits the occupied squares' lightness where it has its widest
+//!    gap (both sides' pieces are on most boards); with one cluster only, the board's own
+//!    squares decide which side of it they are.
+//!
+//! Nothing here knows the rules: the tracker votes over frames and the inference resolves
+//! what the pixels cannot (a tall piece hiding the square behind it) with the legal moves.
+
+use super::{CellReading, Observation};
+use crate::geometry::BoardGeometry;
+use crate::geometry::eight::{EightBoard, SQUARES, Surface};
+use opencv::core::Mat;
+use opencv::imgproc;
+use opencv::prelude::*;
+
+/// Pixels per square in the rectified board.
+pub const CELL: i32 = 32;
+
+/// What stands on the squares, for where to look for a piece's body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pieces {
+    /// Mak-hos men: low discs (a king is two stacked).
+    Discs,
+    /// Makruk pieces: turned figures up to a square tall.
+    Figures,
+}
+
+impl Pieces {
+    /// The least scatter assumed for bare squares (Lab units): a perfectly even board
+    /// must not make every speck of noise a piece. Figures cast long shadows on the
+    /// squares around them and lean over them, which discs do not: bare squares among
+    /// figures vary more than their corners show.
+    fn min_scatter(self) -> f64 {
+        match self {
+            Pieces::Discs => 0.7,
+            Pieces::Figures => 1.5,
+        }
+    }
+
+    /// Height of the middle of a piece's body, in square sides.
+    fn body_height(self) -> f64 {
+        match self {
+            Pieces::Discs => 0.08,
+            Pieces::Figures => 0.25,
+        }
+    }
+}
+
+/// The radius of the disc sampled for a piece's body, in square sides: inside a Mak-hos
+/// man and a Makruk pawn's base.
+const BODY_RADIUS: f64 = 0.2;
+
+/// The body's distance from the bare board, in board scatters, at which empty and
+/// occupied are equally likely, and the width of that transition.
+const OCCUPIED_MIDPOINT: f64 = 4.0;
+const OCCUPIED_WIDTH: f64 = 0.8;
+
+/// Reads every square of a located board in `image` (BGR, the pixels `board` is in).
+pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<Observation> {
+    let rectified = super::rectify(image, &board.geometry, CELL)?;
+    let shifts = body_shifts(
+        &board.geometry,
+        f64::from(image.cols()),
+        f64::from(image.rows()),
+        pieces.body_height(),
+    );
+    read_rectified(&rectified, board, pieces, &shifts)
+}
+
+/// Where a piece's body appears, for every square (row by row), as an offset in square
+/// sides: zero when the camera cannot be recovered from the homography.
+pub fn body_shifts(
+    geometry: &BoardGeometry,
+    image_width: f64,
+    image_height: f64,
+    body_height: f64,
+) -> Vec<[f64; 2]> {
+    let camera = geometry
+        .camera_position(image_width, image_height)
+        .filter(|c| c.height > 2.0);
+    (0..SQUARES * SQUARES)
+        .map(|i| {
+            let (row, col) = ((i / SQUARES) as f64, (i % SQUARES) as f64);
+            camera.map_or([0.0, 0.0], |c| {
+                let [dx, dy] = c.parallax(col + 0.5, row + 0.5, body_height);
+                // More than this and the body would be on the next square: the pose is
+                // wrong, not the piece.
+                let length = dx.hypot(dy);
+                let limit = 0.35f64.min(length);
+                if length > 0.0 {
+                    [dx / length * limit, dy / length * limit]
+                } else {
+                    [0.0, 0.0]
+                }
+            })
+        })
+        .collect()
+}
+
+/// Reads a board already rectified with [`super::rectify`] at [`CELL`] pixels a square.
+pub fn read_rectified(
+    rectified: &Mat,
+    board: &EightBoard,
+    pieces: Pieces,
+    shifts: &[[f64; 2]],
+) -> opencv::Result<Observation> {
+    let lab = Lab::of(rectified)?;
+    let cell = f64::from(CELL);
+    let centre = |row: usize, col: usize, offset: [f64; 2]| {
+        [
+            (col as f64 + 1.5 + offset[0]) * cell,
+            (row as f64 + 1.5 + offset[1]) * cell,
+        ]
+    };
+    let class_of = |row: usize, col: usize| match board.surface {
+        Surface::Checkered => (row + col) % 2,
+        Surface::Grid => 0,
+    };
+    let mut corners = Vec::with_capacity(SQUARES * SQUARES);
+    let mut near_corners = Vec::with_capacity(SQUARES * SQUARES);
+    let mut bodies = Vec::with_capacity(SQUARES * SQUARES);
+    for row in 0..SQUARES {
+        for col in 0..SQUARES {
+            let shift = shifts
+                .get(row * SQUARES + col)
+                .copied()
+                .unwrap_or([0.0, 0.0]);
+            let offsets = [[-0.33, -0.33], [0.33, -0.33], [-0.33, 0.33], [0.33, 0.33]];
+            let mut samples: Vec<[f64; 3]> = offsets
+                .iter()
+                .map(|&offset| {
+                    let [x, y] = centre(row, col, offset);
+                    lab.disc_mean(x, y, 0.08 * cell)
+                })
+                .collect();
+            corners.push(component_median(&mut samples));
+            // The two corners nearest the camera: a piece leans away from it, so they
+            // stay bare under a tall one.
+            let mut by_nearness: Vec<(f64, [f64; 3])> = offsets
+                .iter()
+                .zip(&samples)
+                .map(|(o, &sample)| (o[0] * shift[0] + o[1] * shift[1], sample))
+                .collect();
+            by_nearness.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut near: Vec<[f64; 3]> = by_nearness[..2].iter().map(|&(_, s)| s).collect();
+            near_corners.push(component_median(&mut near));
+            let [x, y] = centre(row, col, shift);
+            bodies.push(lab.disc_mean(x, y, BODY_RADIUS * cell));
+        }
+    }
+
+    let classes = match board.surface {
+        Surface::Checkered => 2,
+        Surface::Grid => 1,
+    };
+    let planes: Vec<(Plane, f64)> = (0..classes)
+        .map(|class| {
+            let members: Vec<(f64, f64, [f64; 3])> = (0..SQUARES * SQUARES)
+                .filter(|&i| class_of(i / SQUARES, i % SQUARES) == class)
+                .map(|i| ((i % SQUARES) as f64, (i / SQUARES) as f64, corners[i]))
+                .collect();
+            Plane::fit_trimmed(&members)
+        })
+        .collect();
+
+    let mut distances = Vec::with_capacity(SQUARES * SQUARES);
+    for row in 0..SQUARES {
+        for col in 0..SQUARES {
+            let i = row * SQUARES + col;
+            let (plane, scatter) = &planes[class_of(row, col)];
+            let bare = plane.at(col as f64, row as f64);
+            // A disc never reaches its square's corners: where light falls off across a
+            // square (a lamp near one edge), they are the better reference.
+            let from_board = match pieces {
+                Pieces::Discs => distance(bodies[i], bare).min(distance(bodies[i], corners[i])),
+                Pieces::Figures => {
+                    distance(bodies[i], bare).min(distance(bodies[i], near_corners[i]))
+                }
+            };
+            distances.push(from_board / scatter.max(pieces.min_scatter()));
+        }
+    }
+    let occupied: Vec<f64> = distances
+        .iter()
+        .map(|&d| logistic((d - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH))
+        .collect();
+
+    let board_lightness: Vec<f64> = planes
+        .iter()
+        .map(|(plane, _)| plane.at(3.5, 3.5)[0])
+        .collect();
+    let split = lightness_split(&bodies, &occupied, &board_lightness);
+    let cells = (0..SQUARES * SQUARES)
+        .map(|i| {
+            let light = logistic((bodies[i][0] - split.threshold) / split.width);
+            let p = occupied[i];
+            CellReading::from_probabilities(
+                [1.0 - p, p * (1.0 - light), p * light].map(|v| v as f32),
+            )
+        })
+        .collect();
+    Ok(Observation {
+        size: SQUARES,
+        cells,
+    })
+}
+
+/// Where dark pieces end and light ones begin, in Lab lightness (0–255).
+struct Split {
+    threshold: f64,
+    width: f64,
+}
+
+/// Two groups of the occupied squares' lightness (two-means) when they are clearly
+/// apart: both sides' pieces are on the board in almost every game. Else, with one group
+/// only, the middle of the board's own lightness: light pieces are lighter than dark
+/// squares and dark pieces darker than light ones.
+fn lightness_split(bodies: &[[f64; 3]], occupied: &[f64], board_lightness: &[f64]) -> Split {
+    let values: Vec<f64> = bodies
+        .iter()
+        .zip(occupied)
+        .filter(|(_, p)| **p > 0.5)
+        .map(|(b, _)| b[0])
+        .collect();
+    let lo = board_lightness.iter().copied().fold(f64::MAX, f64::min);
+    let hi = board_lightness.iter().copied().fold(f64::MIN, f64::max);
+    let fallback = Split {
+        threshold: (lo + hi) / 2.0,
+        width: 8.0,
+    };
+    let (Some(&min), Some(&max)) = (
+        values.iter().min_by(|a, b| a.total_cmp(b)),
+        values.iter().max_by(|a, b| a.total_cmp(b)),
+    ) else {
+        return fallback;
+    };
+    let mut centres = [min, max];
+    for _ in 0..20 {
+        let threshold = (centres[0] + centres[1]) / 2.0;
+        let mean = |dark: bool| {
+            let group: Vec<f64> = values
+                .iter()
+                .copied()
+                .filter(|&v| (v < threshold) == dark)
+                .collect();
+            (!group.is_empty()).then(|| group.iter().sum::<f64>() / group.len() as f64)
+        };
+        match (mean(true), mean(false)) {
+            (Some(dark), Some(light)) => centres = [dark, light],
+            _ => break,
+        }
+    }
+    // Dark and light pieces differ by half the lightness scale or more; one side's pieces
+    // alone, shaded and lit, by much less.
+    if centres[1] - centres[0] >= MIN_PIECE_CONTRAST {
+        Split {
+            threshold: (centres[0] + centres[1]) / 2.0,
+            width: ((centres[1] - centres[0]) / 10.0).max(2.0),
+        }
+    } else {
+        fallback
+    }
+}
+
+/// The least lightness (0–255) between the dark and the light pieces' groups for the
+/// groups to be taken as the two sides.
+const MIN_PIECE_CONTRAST: f64 = 50.0;
+
+/// A colour that varies linearly over the board: `colour = a + b · col + c · row` per
+/// channel.
+#[derive(Clone, Copy, Debug)]
+struct Plane {
+    coefficients: [[f64; 3]; 3],
+}
+
+impl Plane {
+    fn at(&self, col: f64, row: f64) -> [f64; 3] {
+        self.coefficients.map(|[a, b, c]| a + b * col + c * row)
+    }
+
+    /// The plane through the half of `members` (col, row, colour) that agree with it
+    /// best, and their typical distance from it.
+    fn fit_trimmed(members: &[(f64, f64, [f64; 3])]) -> (Plane, f64) {
+        let mut chosen: Vec<usize> = (0..members.len()).collect();
+        let mut plane = Plane::fit(members, &chosen);
+        for _ in 0..4 {
+            let mut by_distance: Vec<(f64, usize)> = members
+                .iter()
+                .enumerate()
+                .map(|(i, &(col, row, colour))| (distance(colour, plane.at(col, row)), i))
+                .collect();
+            by_distance.sort_by(|a, b| a.0.total_cmp(&b.0));
+            chosen = by_distance[..(members.len() / 2).max(3).min(members.len())]
+                .iter()
+                .map(|&(_, i)| i)
+                .collect();
+            plane = Plane::fit(members, &chosen);
+        }
+        let mut residuals: Vec<f64> = chosen
+            .iter()
+            .map(|&i| {
+                let (col, row, colour) = members[i];
+                distance(colour, plane.at(col, row))
+            })
+            .collect();
+        residuals.sort_by(f64::total_cmp);
+        let scatter = residuals.last().copied().unwrap_or(0.0);
+        (plane, scatter)
+    }
+
+    /// Least squares over the `chosen` members; a flat plane at their mean when they do
+    /// not span the board.
+    fn fit(members: &[(f64, f64, [f64; 3])], chosen: &[usize]) -> Plane {
+        let n = chosen.len().max(1) as f64;
+        let mean = |f: &dyn Fn(usize) -> f64| chosen.iter().map(|&i| f(i)).sum::<f64>() / n;
+        let mc = mean(&|i| members[i].0);
+        let mr = mean(&|i| members[i].1);
+        let (mut scc, mut scr, mut srr) = (0.0, 0.0, 0.0);
+        for &i in chosen {
+            let (dc, dr) = (members[i].0 - mc, members[i].1 - mr);
+            scc += dc * dc;
+            scr += dc * dr;
+            srr += dr * dr;
+        }
+        let det = scc * srr - scr * scr;
+        let coefficients = std::array::from_fn(|k| {
+            let mv = mean(&|i| members[i].2[k]);
+            if det.abs() < 1e-9 {
+                return [mv, 0.0, 0.0];
+            }
+            let (mut scv, mut srv) = (0.0, 0.0);
+            for &i in chosen {
+                let dv = members[i].2[k] - mv;
+                scv += (members[i].0 - mc) * dv;
+                srv += (members[i].1 - mr) * dv;
+            }
+            let b = (srr * scv - scr * srv) / det;
+            let c = (scc * srv - scr * scv) / det;
+            [mv - b * mc - c * mr, b, c]
+        });
+        Plane { coefficients }
+    }
+}
+
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+/// Per channel, the middle value (the upper middle of an even count).
+fn component_median(samples: &mut [[f64; 3]]) -> [f64; 3] {
+    std::array::from_fn(|k| {
+        samples.sort_by(|a, b| a[k].total_cmp(&b[k]));
+        samples.get(samples.len() / 2).map_or(0.0, |s| s[k])
+    })
+}
+
+fn logistic(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// A BGR picture in CIE Lab (8-bit OpenCV scaling: all three 0–255), row-major.
+struct Lab {
+    pixels: Vec<[u8; 3]>,
+    width: i32,
+    height: i32,
+}
+
+impl Lab {
+    fn of(bgr: &Mat) -> opencv::Result<Lab> {
+        let mut lab = Mat::default();
+        imgproc::cvt_color_def(bgr, &mut lab, imgproc::COLOR_BGR2Lab)?;
+        let lab = if lab.is_continuous() {
+            lab
+        } else {
+            lab.try_clone()?
+        };
+        let pixels = lab
+            .data_bytes()?
+            .chunks_exact(3)
+            .map(|p| [p[0], p[1], p[2]])
+            .collect();
+        Ok(Lab {
+            pixels,
+            width: lab.cols(),
+            height: lab.rows(),
+        })
+    }
+
+    fn disc_mean(&self, x: f64, y: f64, radius: f64) -> [f64; 3] {
+        let r = radius.max(1.0);
+        let (x0, x1) = ((x - r).floor() as i32, (x + r).ceil() as i32);
+        let (y0, y1) = ((y - r).floor() as i32, (y + r).ceil() as i32);
+        let mut sum = [0.0; 3];
+        let mut count = 0.0;
+        for yi in y0.max(0)..=y1.min(self.height - 1) {
+            for xi in x0.max(0)..=x1.min(self.width - 1) {
+                let (dx, dy) = (f64::from(xi) - x, f64::from(yi) - y);
+                if dx * dx + dy * dy > r * r {
+                    continue;
+                }
+                let p = self.pixels[(yi * self.width + xi) as usize];
+                for k in 0..3 {
+                    sum[k] += f64::from(p[k]);
+                }
+                count += 1.0;
+            }
+        }
+        if count == 0.0 {
+            [0.0, 128.0, 128.0]
+        } else {
+            sum.map(|s| s / count)
+        }
+    }
+}
