@@ -32,7 +32,7 @@ impl Default for InferOptions {
     fn default() -> Self {
         InferOptions {
             confirm_seconds: 1.5,
-            unexplained_seconds: 1.5,
+            unexplained_seconds: 1.0,
             stills: false,
         }
     }

@@ -23,7 +23,7 @@
 //! too and its look has not jumped: a stone put down but not yet recorded never teaches
 //! what bare looks like.
 
-use super::baseline::{Plane, against_wood};
+use super::baseline::{Plane, against_wood, median};
 use super::{CellReading, Observation};
 use crate::games::{Color, Occupancy};
 use opencv::core::Mat;
@@ -277,12 +277,15 @@ fn class_look(samples: &[Look]) -> ClassLook {
     let mut centre = [0.0; MEASURES];
     let mut spread = [0.0; MEASURES];
     for measure in 0..MEASURES {
-        let mut values: Vec<f32> = samples.iter().map(|l| l.values()[measure]).collect();
+        let mut values: Vec<f64> = samples
+            .iter()
+            .map(|l| f64::from(l.values()[measure]))
+            .collect();
         let middle = median(&mut values);
-        let mut deviations: Vec<f32> = values.iter().map(|v| (v - middle).abs()).collect();
+        let mut deviations: Vec<f64> = values.iter().map(|v| (v - middle).abs()).collect();
         // 1.4826 · MAD estimates a normal spread.
-        centre[measure] = middle;
-        spread[measure] = (1.4826 * median(&mut deviations)).max(MIN_SPREAD[measure]);
+        centre[measure] = middle as f32;
+        spread[measure] = ((1.4826 * median(&mut deviations)) as f32).max(MIN_SPREAD[measure]);
     }
     ClassLook { centre, spread }
 }
@@ -296,18 +299,6 @@ fn student_log_density(values: [f32; MEASURES], class: ClassLook) -> f32 {
             -class.spread[m].ln() - (TAILS + 1.0) / 2.0 * (1.0 + z * z / TAILS).ln()
         })
         .sum()
-}
-
-fn median(values: &mut [f32]) -> f32 {
-    values.sort_by(f32::total_cmp);
-    let n = values.len();
-    if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
 }
 
 #[cfg(test)]
