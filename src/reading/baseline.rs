@@ -63,16 +63,19 @@ pub fn read_shifted(
 pub(super) struct AgainstWood {
     /// The median on the point's disc.
     pub point: f64,
-    /// The tenth percentile on the point's disc: the grid lines crossing a bare point,
-    /// which a stone hides.
+    /// The tenth percentile on the point's inner disc: the grid lines crossing a bare
+    /// point, which a stone hides.
     pub low: f64,
     /// The median of the bare wood right around the point.
     pub wood: f64,
 }
 
-/// The share of a point's disc the grid lines crossing it cover, about: [`AgainstWood::low`]
-/// is taken below it.
+/// The share of a point's inner disc the grid lines crossing it cover, about:
+/// [`AgainstWood::low`] is taken below it.
 const LINES_SHARE: f64 = 0.1;
+/// Radius of the inner disc, in cells: well inside a stone even on a blurred,
+/// low-resolution view, where a wider disc's darkest pixels are the stone's own rim.
+const LINES_RADIUS: f64 = 0.2;
 
 /// For every point (row by row), `plane` on the point (moved by `shifts`, in cells) and
 /// on the bare wood right around it.
@@ -121,12 +124,12 @@ pub(super) fn against_wood(
             }
             let local = median(&mut around);
             let shift = shifts.get(row * size + col).copied().unwrap_or([0.0, 0.0]);
-            let [low, point] = plane.disc_quantiles(
+            let (x, y) = (
                 (col as f64 + 1.0 + shift[0]) * cell,
                 (row as f64 + 1.0 + shift[1]) * cell,
-                POINT_RADIUS * cell,
-                [LINES_SHARE, 0.5],
             );
+            let point = plane.disc_median(x, y, POINT_RADIUS * cell);
+            let [low] = plane.disc_quantiles(x, y, LINES_RADIUS * cell, [LINES_SHARE]);
             measured.push(AgainstWood {
                 point,
                 low,
