@@ -331,11 +331,11 @@ fn the_recorder_is_run_and_scored_on_two_tiny_games() {
     for result in &summary.results {
         assert!(result.problems.is_empty(), "{text}");
     }
-    // Seed 11 is recorded exactly. In seed 12 the reader misses a white stone for a few
-    // seconds (docs/recorder.md, "what fails"): one move late, and a flag for it. Both
-    // staged double moves are flagged with TGA 20.
-    assert!(summary.moves_right_percent.unwrap_or(0.0) >= 90.0, "{text}");
+    // Both are recorded exactly, each staged double move flagged with TGA 20. Seed 12's
+    // white stones at 640x480 were lost (three moves missed, two false double moves)
+    // until the board's looks measured the hidden grid lines on an inner disc.
+    assert!(summary.moves_right_percent.unwrap_or(0.0) >= 99.0, "{text}");
     assert_eq!(summary.flags.missed, 0, "{text}");
-    assert!(summary.flags.false_flags <= 1, "{text}");
-    assert!(summary.games_exact >= 1, "{text}");
+    assert_eq!(summary.flags.false_flags, 0, "{text}");
+    assert_eq!(summary.games_exact, 2, "{text}");
 }
