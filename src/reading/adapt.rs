@@ -102,6 +102,11 @@ const JUMP: [f32; MEASURES] = [0.24, 0.75, 0.24];
 /// nats, not a certainty, yet a stone eight spreads from a bare point's look is not bare.
 const TAILS: f32 = 8.0;
 
+/// How far below a class's typical log-density (nats) the best class's may fall before
+/// the look counts as unlike every class. A black stone seen half-blurred at 1080p scored
+/// 3.9 below; a white stone in a bowl's shadow, which the looks must judge, 2.4.
+const OUTLIER: f32 = 3.0;
+
 /// The power the reader's own probabilities are raised to once the board's looks are
 /// known: the trained reader is sure of itself on boards unlike its training (a white
 /// stone in shadow called black at 0.69, white at 0.003), the board's looks are this
@@ -238,18 +243,28 @@ impl BoardLooks {
     /// `observation` with each point's probabilities multiplied by this board's
     /// likelihoods (unchanged while the board has not shown enough).
     pub fn sharpen(&self, observation: Observation, looks: &[Look]) -> Observation {
-        let Some(likelihoods) = self.log_likelihoods(looks) else {
+        let (Some(likelihoods), Some(classes)) = (self.log_likelihoods(looks), self.classes())
+        else {
             return observation;
         };
+        // Each class's density at its own centre: how well a look that is typical of it
+        // scores.
+        let typical: [f32; 3] =
+            std::array::from_fn(|k| classes[k].spread.iter().map(|s| -s.ln()).sum::<f32>());
         let cells = observation
             .cells
             .iter()
             .zip(&likelihoods)
             .map(|(cell, log_likelihood)| {
-                let best = log_likelihood
-                    .iter()
-                    .copied()
-                    .fold(f32::NEG_INFINITY, f32::max);
+                let (best_class, best) = (0..3)
+                    .map(|k| (k, log_likelihood[k]))
+                    .fold((0, f32::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
+                // A look unlike every class (half a stone in a frame's blur, a glint)
+                // is not the looks' to judge: the least unlike class would win it by
+                // default, against a reader that may well know better.
+                if typical[best_class] - best > OUTLIER {
+                    return *cell;
+                }
                 let p: [f32; 3] = std::array::from_fn(|k| {
                     cell.probabilities[k].max(1e-6).powf(READER_WEIGHT)
                         * (log_likelihood[k] - best).exp()
@@ -347,7 +362,7 @@ mod tests {
         let (board, mut looks, _) = learned_board();
         // No lighter than the wood (the baseline's cue gone), but grey like every stone.
         let point = 3 * 5 + 3;
-        looks[point] = look(-0.2, -2.1, -0.3);
+        looks[point] = look(-0.11, -2.1, -0.2);
         let mut cells = vec![CellReading::from_probabilities([0.98, 0.01, 0.01]); 25];
         // What the trained model said of it on the render: black.
         cells[point] = CellReading::from_probabilities([0.065, 0.926, 0.009]);
@@ -369,6 +384,19 @@ mod tests {
         cells[point] = CellReading::from_probabilities([0.024, 0.0014, 0.9746]);
         let sharpened = board.sharpen(Observation { size: 5, cells }, &looks);
         assert_eq!(sharpened.cells[point].color, Some(Color::White));
+    }
+
+    #[test]
+    fn a_look_unlike_every_class_is_left_to_the_reader() {
+        let (board, mut looks, _) = learned_board();
+        // Half a black stone in a blurred frame: a little darker, a little greyer, its
+        // lines half hidden. The reader is sure it is black.
+        let point = 3 * 5 + 3;
+        looks[point] = look(-0.24, -1.32, -0.51);
+        let mut cells = vec![CellReading::from_probabilities([0.98, 0.01, 0.01]); 25];
+        cells[point] = CellReading::from_probabilities([0.004, 0.995, 0.001]);
+        let sharpened = board.sharpen(Observation { size: 5, cells }, &looks);
+        assert_eq!(sharpened.cells[point].color, Some(Color::Black));
     }
 
     #[test]
