@@ -23,7 +23,7 @@
 //! too and its look has not jumped: a stone put down but not yet recorded never teaches
 //! what bare looks like.
 
-use super::baseline::{Plane, against_wood, median};
+use super::baseline::{AgainstWood, Plane, against_wood, median};
 use super::{CellReading, Observation};
 use crate::games::{Color, Occupancy};
 use opencv::core::Mat;
@@ -55,31 +55,49 @@ impl Look {
 const LIGHTNESS_OFFSET: f64 = 4.0;
 const CHROMA_OFFSET: f64 = 3.0;
 
-/// Every point's look on a rectified board (see [`super::rectify`]), row by row; `shifts`
-/// (cells) move each point's disc to where a stone's body appears.
-pub fn looks(
-    rectified: &Mat,
-    size: usize,
-    cell: i32,
-    shifts: &[[f64; 2]],
-) -> opencv::Result<Vec<Look>> {
-    let [lightness, chroma] = Plane::lab(rectified)?;
-    let light = against_wood(&lightness, size, cell, shifts);
-    let colour = against_wood(&chroma, size, cell, shifts);
-    Ok(light
-        .into_iter()
-        .zip(colour)
-        .map(|(light, colour)| {
-            let ratio = |value: f64, wood: f64, offset: f64| {
-                ((value + offset) / (wood + offset)).ln() as f32
-            };
-            Look {
+/// Every point of a rectified board (see [`super::rectify`]) measured against the wood
+/// around it, row by row, in lightness and in chroma: what the looks are made of, and
+/// the lightness the colour-statistics reader reads ([`super::Reader::read_measured`]),
+/// taken once a frame for both.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    lightness: Vec<AgainstWood>,
+    chroma: Vec<AgainstWood>,
+}
+
+impl Measured {
+    /// `shifts` (cells) move each point's disc to where a stone's body appears.
+    pub fn of(
+        rectified: &Mat,
+        size: usize,
+        cell: i32,
+        shifts: &[[f64; 2]],
+    ) -> opencv::Result<Measured> {
+        let [lightness, chroma] = Plane::lab(rectified)?;
+        Ok(Measured {
+            lightness: against_wood(&lightness, size, cell, shifts),
+            chroma: against_wood(&chroma, size, cell, shifts),
+        })
+    }
+
+    pub fn lightness(&self) -> &[AgainstWood] {
+        &self.lightness
+    }
+
+    /// Every point's look.
+    pub fn looks(&self) -> Vec<Look> {
+        let ratio =
+            |value: f64, wood: f64, offset: f64| ((value + offset) / (wood + offset)).ln() as f32;
+        self.lightness
+            .iter()
+            .zip(&self.chroma)
+            .map(|(light, colour)| Look {
                 lightness: ratio(light.point, light.wood, LIGHTNESS_OFFSET),
                 chroma: ratio(colour.point, colour.wood, CHROMA_OFFSET),
                 lines: ratio(light.low, light.wood, LIGHTNESS_OFFSET),
-            }
-        })
-        .collect())
+            })
+            .collect()
+    }
 }
 
 /// Points of a class needed before its look is trusted: bare points are plentiful, stones
@@ -162,21 +180,22 @@ impl BoardLooks {
             let (row, col) = (i / self.size, i % self.size);
             believed.get(row, col).is_none() && seen.get(row, col).is_none()
         };
-        let jumped = |i: usize, look: &Look| {
-            self.bare[i].is_some_and(|bare| {
-                (0..MEASURES).any(|m| (look.values()[m] - bare.values()[m]).abs() > JUMP[m])
+        let mut jumped: Vec<bool> = looks
+            .iter()
+            .zip(&self.bare)
+            .map(|(look, bare)| {
+                bare.is_some_and(|bare| {
+                    (0..MEASURES).any(|m| (look.values()[m] - bare.values()[m]).abs() > JUMP[m])
+                })
             })
-        };
+            .collect();
         let bare_points = (0..looks.len()).filter(|&i| agreeing_bare(i)).count();
         let jumped_points = (0..looks.len())
-            .filter(|&i| agreeing_bare(i) && jumped(i, &looks[i]))
+            .filter(|&i| agreeing_bare(i) && jumped[i])
             .count();
-        let light_changed = 2 * jumped_points > bare_points;
-        let jumped: Vec<bool> = looks
-            .iter()
-            .enumerate()
-            .map(|(i, look)| !light_changed && jumped(i, look))
-            .collect();
+        if 2 * jumped_points > bare_points {
+            jumped.fill(false);
+        }
         for (i, look) in looks.iter().enumerate() {
             let (row, col) = (i / self.size, i % self.size);
             let belief = believed.get(row, col);

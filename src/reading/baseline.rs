@@ -50,17 +50,36 @@ pub fn read_shifted(
     cell: i32,
     shifts: &[[f64; 2]],
 ) -> opencv::Result<Observation> {
+    Ok(from_lightness(
+        size,
+        &lightness_against_wood(rectified, size, cell, shifts)?,
+    ))
+}
+
+/// Every point's lightness against the wood around it, row by row.
+pub(super) fn lightness_against_wood(
+    rectified: &Mat,
+    size: usize,
+    cell: i32,
+    shifts: &[[f64; 2]],
+) -> opencv::Result<Vec<AgainstWood>> {
     let [lightness, _] = Plane::lab(rectified)?;
-    let cells = against_wood(&lightness, size, cell, shifts)
-        .into_iter()
+    Ok(against_wood(&lightness, size, cell, shifts))
+}
+
+/// The reading of points whose lightness was measured against the wood already (see
+/// [`super::adapt::Measured`], which the tracker takes once a frame for both readers).
+pub fn from_lightness(size: usize, lightness: &[AgainstWood]) -> Observation {
+    let cells = lightness
+        .iter()
         .map(|m| CellReading::from_probabilities(probabilities(m.point, m.wood)))
         .collect();
-    Ok(Observation { size, cells })
+    Observation { size, cells }
 }
 
 /// One point of a [`Plane`] measured against the wood around it.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct AgainstWood {
+pub struct AgainstWood {
     /// The median on the point's disc.
     pub point: f64,
     /// The tenth percentile on the point's inner disc: the grid lines crossing a bare

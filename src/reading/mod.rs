@@ -168,10 +168,28 @@ impl Reader {
     ) -> opencv::Result<Observation> {
         match self {
             Reader::Learned(model) => model.read(rectified, size, cell),
-            Reader::Baseline => baseline::read_shifted(rectified, size, cell, shifts),
+            Reader::Baseline | Reader::Both(_) => {
+                let lightness = baseline::lightness_against_wood(rectified, size, cell, shifts)?;
+                self.read_measured(rectified, size, cell, &lightness)
+            }
+        }
+    }
+
+    /// As [`Reader::read`], with the points' lightness against the wood measured already
+    /// (the shifts are in it).
+    pub fn read_measured(
+        &self,
+        rectified: &Mat,
+        size: usize,
+        cell: i32,
+        lightness: &[baseline::AgainstWood],
+    ) -> opencv::Result<Observation> {
+        match self {
+            Reader::Learned(model) => model.read(rectified, size, cell),
+            Reader::Baseline => Ok(baseline::from_lightness(size, lightness)),
             Reader::Both(model) => {
                 let learned = model.read(rectified, size, cell)?;
-                let colours = baseline::read_shifted(rectified, size, cell, shifts)?;
+                let colours = baseline::from_lightness(size, lightness);
                 let cells = learned
                     .cells
                     .iter()

@@ -17,8 +17,8 @@
 //!    a shadow). Either way the frame is no evidence of a position.
 //! 3. **What stands where.** Clear frames are read point by point with the stone reader,
 //!    sharpened by what this board's own stones and bare points have looked like
-//!    ([`reading::adapt`], learned where the recorded position, given by
-//!    [`Tracker::believe`], and the sight agree), and a position counts as settled once the
+//!    ([`reading::adapt`], learned from the recorded position given by
+//!    [`Tracker::believe`]), and a position counts as settled once the
 //!    same reading held on every clear frame for a short window
 //!    ([`TrackerOptions::settle_seconds`]): one glare frame or one misread changes nothing.
 
@@ -250,8 +250,8 @@ impl Tracker {
         }
     }
 
-    /// The position as recorded now, in the game's frame: where the sight agrees with it,
-    /// the board's looks are learned from it.
+    /// The position as recorded now, in the game's frame: the board's looks are learned
+    /// from it (`reading::adapt::BoardLooks::learn` says where).
     pub fn believe(&mut self, occupancy: Occupancy) {
         self.believed = Some(occupancy);
     }
@@ -353,8 +353,11 @@ impl Tracker {
         }
 
         let lock = self.lock.as_ref().expect("locked");
-        let observation = self.reader.read(&rectified, size, CELL, &lock.shifts)?;
-        let looks = adapt::looks(&rectified, size, CELL, &lock.shifts)?;
+        let measured = adapt::Measured::of(&rectified, size, CELL, &lock.shifts)?;
+        let observation =
+            self.reader
+                .read_measured(&rectified, size, CELL, measured.lightness())?;
+        let looks = measured.looks();
         let board_looks = match &mut self.looks {
             Some(known) if known.size() == size => known,
             other => other.insert(BoardLooks::new(size)),
