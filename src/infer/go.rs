@@ -265,13 +265,13 @@ impl GoInference {
             }
         }
         let rules_board = self.position.board().to_occupancy();
+        let context = Context {
+            pass_entered: false,
+            last_stone: self.last_stone,
+        };
         let explanations = if corrected == rules_board {
             Vec::new()
         } else {
-            let context = Context {
-                pass_entered: false,
-                last_stone: self.last_stone,
-            };
             match explain(&self.position, &corrected, context) {
                 Ok(found) => found,
                 Err(_) => return outcomes,
@@ -306,10 +306,6 @@ impl GoInference {
                     let (row, col) = (p.row as usize, p.col as usize);
                     recoloured.set(row, col, corrected.get(row, col).map(Color::opponent));
                 }
-                let context = Context {
-                    pass_entered: false,
-                    last_stone: self.last_stone,
-                };
                 if let Ok(found) = explain(&self.position, &recoloured, context)
                     && let Some(clean) = found.into_iter().next()
                     && clean.flags.iter().all(|f| is_note(f, &clean))
