@@ -58,6 +58,18 @@ pub struct Kept {
     pub hand_seen: bool,
 }
 
+impl Kept {
+    /// The kept sighting as it stood until `now`.
+    fn sighting(&self, now: f64) -> Seen8<'_> {
+        Seen8 {
+            squares: &self.squares,
+            since: self.since,
+            now,
+            hand_seen: self.hand_seen,
+        }
+    }
+}
+
 /// Probabilities for an occupancy read with per-square `confidence` (what `infer::go`'s
 /// `Seen` carries): the read state gets the confidence, the other two share the rest.
 pub fn probabilities(occupancy: &Occupancy, confidence: &[f32]) -> Vec<[f32; 3]> {
@@ -253,23 +265,13 @@ pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
             options.stills,
         )
     };
-    let earlier_sighting = |earlier: &Kept| Seen8 {
-        squares: &[],
-        since: earlier.since,
-        now: seen.since,
-        hand_seen: earlier.hand_seen,
-    };
     if let Some(earlier) = stage
         .waiting()
         .irregular
         .take_if(|earlier| !earlier.hand_seen && earlier.since != seen.since)
     {
         // A change no hand made stood: a disturbance, whatever follows it.
-        let earlier_seen = Seen8 {
-            squares: &earlier.squares,
-            ..earlier_sighting(&earlier)
-        };
-        stage.irregular(&earlier_seen, &mut outcomes);
+        stage.irregular(&earlier.sighting(seen.since), &mut outcomes);
     }
     let reading = match rank(stage.candidates(), seen) {
         Ranking::Clear(reading) if S::is_nothing(&reading) => {
@@ -277,11 +279,7 @@ pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                 && earlier.since != seen.since
             {
                 // Disturbed and put right before it had stood long: still flagged.
-                let earlier_seen = Seen8 {
-                    squares: &earlier.squares,
-                    ..earlier_sighting(&earlier)
-                };
-                stage.irregular(&earlier_seen, &mut outcomes);
+                stage.irregular(&earlier.sighting(seen.since), &mut outcomes);
             }
             stage.resolve(seen, &mut outcomes);
             return outcomes;
@@ -309,11 +307,7 @@ pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
             {
                 // An irregular sighting the board has since moved on from: it stood, so
                 // it happened.
-                let earlier_seen = Seen8 {
-                    squares: &earlier.squares,
-                    ..earlier_sighting(&earlier)
-                };
-                stage.irregular(&earlier_seen, &mut outcomes);
+                stage.irregular(&earlier.sighting(seen.since), &mut outcomes);
                 outcomes.extend(observe(stage, seen));
                 return outcomes;
             }
