@@ -192,6 +192,9 @@ enum Command {
         /// The record folder (created; an existing record is continued only with --resume)
         #[arg(long)]
         out: PathBuf,
+        /// The game on the board: go, makhos or makruk.
+        #[arg(long, default_value = "go")]
+        game: kradan::recorder::RecordedGame,
         /// Lines per side (9, 13, 19); by default the board found decides.
         #[arg(long)]
         size: Option<usize>,
@@ -512,6 +515,7 @@ fn main() -> ExitCode {
         Command::Record {
             source,
             out,
+            game,
             size,
             handicap,
             komi,
@@ -534,6 +538,7 @@ fn main() -> ExitCode {
                 }
             };
             let options = kradan::recorder::RecordOptions {
+                game,
                 size,
                 handicap,
                 komi,

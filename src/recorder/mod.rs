@@ -20,6 +20,7 @@ use crate::games::Color;
 use crate::games::go::scoring::{self, Counting};
 use crate::games::go::{FlagKind, Move, Point, Position};
 use crate::geometry::calibration::Calibration;
+use crate::geometry::eight::EightGame;
 use crate::infer::go::{GoInference, InferOptions, Outcome, Seen};
 use crate::reading::{Reader, ReaderChoice};
 use crate::record::{Event, EventLog, Kind, RecordError};
@@ -41,10 +42,29 @@ use std::time::Instant;
 /// ten looks a second commit a move within a few tenths of a second of the hand leaving.
 pub const DEFAULT_RATE: f64 = 10.0;
 
+/// Which game the board in view is played in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordedGame {
+    Go,
+    Eight(EightGame),
+}
+
+impl std::str::FromStr for RecordedGame {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "go" => Ok(RecordedGame::Go),
+            other => other.parse().map(RecordedGame::Eight),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct RecordOptions {
     pub source: String,
     pub out: PathBuf,
+    pub game: RecordedGame,
     pub size: Option<usize>,
     pub handicap: usize,
     pub komi: f64,
@@ -67,6 +87,7 @@ impl RecordOptions {
         RecordOptions {
             source: source.into(),
             out: out.into(),
+            game: RecordedGame::Go,
             size: None,
             handicap: 0,
             komi: scoring::THAI_KOMI,
@@ -218,6 +239,11 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
         stop,
     } = hooks;
     let started = Instant::now();
+    if let RecordedGame::Eight(game) = options.game {
+        return Err(RecorderError::BadOptions(format!(
+            "--game {game:?}: recording an 8×8 game is not wired yet"
+        )));
+    }
     // The locator can fit a smaller grid inside a larger one, so only the sizes Go is
     // played on (TGA 2, WIKI) are accepted.
     if let Some(size) = options.size
