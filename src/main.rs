@@ -79,6 +79,10 @@ enum Command {
         /// Read every Nth frame with no hand over the board.
         #[arg(long, default_value_t = 1)]
         every: usize,
+        /// Also judge each frame by the board's looks learned from the frames before it
+        /// (with the truth as the record), as the recorder does.
+        #[arg(long)]
+        adapt: bool,
         /// Print every frame not read exactly right.
         #[arg(long)]
         verbose: bool,
@@ -393,8 +397,9 @@ fn main() -> ExitCode {
         Command::EvalFrames {
             clips,
             every,
+            adapt,
             verbose,
-        } => match kradan::eval_eight::eval_frames(&clips, every, verbose) {
+        } => match kradan::eval_eight::eval_frames(&clips, every, adapt, verbose) {
             Ok(table) => print_or_exit(&table),
             Err(error) => {
                 eprintln!("kradan: {error:#}");
