@@ -118,6 +118,16 @@ pub fn body_shifts(
         .collect()
 }
 
+/// Reads a board already rectified with [`super::rectify`] at [`CELL`] pixels a square.
+pub fn read_rectified(
+    rectified: &Mat,
+    board: &EightBoard,
+    pieces: Pieces,
+    shifts: &[[f64; 2]],
+) -> opencv::Result<Observation> {
+    Ok(SquareMeasures::of(rectified, board, pieces, shifts)?.observation())
+}
+
 /// Every square of one view measured: the colour where a piece's body would show, and
 /// the bare board's colour there. The reading and the looks
 /// ([`crate::reading::adapt`]) both come from it.
