@@ -242,9 +242,10 @@ enum Command {
         #[arg(long, default_value = "thai")]
         counting: String,
     },
-    /// Measure `kradan record` on rendered games: render N games (GNU Go self-play, varied
-    /// cameras and light, staged anomalies and bumps) into DIR, or read the games already
-    /// there, record each, and score moves, games, flags and latency against the truth.
+    /// Measure `kradan record` on rendered games: render N games (GNU Go self-play; with
+    /// --game, Mak-hos from our engine or Makruk by Fairy-Stockfish; varied cameras and
+    /// light, staged anomalies and bumps) into DIR, or read the games already there, record
+    /// each, and score moves, games, flags and latency against the truth.
     ///
     /// Exit status: 0 it ran (whatever the figures), 2 bad input.
     EvalFootage {
@@ -255,7 +256,10 @@ enum Command {
         /// The first seed (see docs/eval-footage.md for which seeds are held out).
         #[arg(long, default_value_t = 1)]
         seed_base: u64,
-        /// Board sizes, taken in turn: "9,19".
+        /// The game to make: go, makhos or makruk.
+        #[arg(long, default_value = "go")]
+        game: String,
+        /// Go board sizes, taken in turn: "9,19".
         #[arg(long, default_value = "9,19")]
         sizes: String,
         /// The share of games with staged anomalies.
@@ -563,6 +567,7 @@ fn main() -> ExitCode {
             dir,
             games,
             seed_base,
+            game,
             sizes,
             anomalies,
             keep,
@@ -577,9 +582,10 @@ fn main() -> ExitCode {
             use kradan::footage_eval::{EvalOptions, parse_resolution, parse_sizes};
             let parsed = parse_sizes(&sizes).and_then(|sizes| {
                 let resolution = resolution.as_deref().map(parse_resolution).transpose()?;
-                Ok((sizes, resolution))
+                let game = kradan::footage_eval::eight::parse_game(&game)?;
+                Ok((sizes, resolution, game))
             });
-            let (sizes, resolution) = match parsed {
+            let (sizes, resolution, game) = match parsed {
                 Ok(parsed) => parsed,
                 Err(error) => {
                     eprintln!("kradan: {error:#}");
@@ -589,6 +595,7 @@ fn main() -> ExitCode {
             let mut options = EvalOptions::new(dir);
             options.games = games;
             options.seed_base = seed_base;
+            options.game = game;
             options.sizes = sizes;
             options.anomaly_rate = anomalies;
             options.keep = keep;
