@@ -178,9 +178,14 @@ enum Command {
         #[arg(long, value_enum, default_value = "h264")]
         codec: kradan::render::Codec,
     },
-    /// Record a Go game from a video file, a folder of images, a stream URL or a camera:
-    /// writes DIR/game.sgf, DIR/events.jsonl (hash-chained) and DIR/evidence/ as the game
+    /// Record a Go, Mak-hos or Makruk game from a video file, a folder of images, a stream
+    /// URL or a camera: writes the record (DIR/game.sgf for Go, game.pdn for Mak-hos,
+    /// game.pgn for Makruk), DIR/events.jsonl (hash-chained) and DIR/evidence/ as the game
     /// goes, flagging every irregularity with its rule.
+    ///
+    /// An 8×8 board (--game makhos|makruk) is found by itself, checkered or a plain grid,
+    /// from either player's side, and turned to the game's rows by the start position;
+    /// --size, --handicap, --komi, --passes and --reader are Go's and refused for it.
     ///
     /// A folder is read as stills, one observation per position (sorted naturally); with
     /// --fps as the frames of a video. Exit status: 0 recorded, 2 bad input (options,
@@ -195,15 +200,17 @@ enum Command {
         /// The game on the board: go, makhos or makruk.
         #[arg(long, default_value = "go")]
         game: kradan::recorder::RecordedGame,
-        /// Lines per side (9, 13, 19); by default the board found decides.
+        /// Go: lines per side (9, 13, 19); by default the board found decides.
         #[arg(long)]
         size: Option<usize>,
-        /// Handicap stones on the fixed star points; White then plays first.
-        #[arg(long, default_value_t = 0)]
-        handicap: usize,
-        #[arg(long, default_value_t = 6.5)]
-        komi: f64,
-        /// Who plays first: black or white (by default Black, or White after handicap).
+        /// Go: handicap stones on the fixed star points; White then plays first [default: 0].
+        #[arg(long)]
+        handicap: Option<usize>,
+        /// Go: komi [default: 6.5].
+        #[arg(long)]
+        komi: Option<f64>,
+        /// Who plays first: black or white (Go: Black, or White after handicap; Mak-hos
+        /// and Makruk: White).
         #[arg(long)]
         first: Option<String>,
         /// A calibration file (fixed corners and/or camera model).
@@ -212,7 +219,7 @@ enum Command {
         /// Read a folder of images as video frames at this rate.
         #[arg(long)]
         fps: Option<f64>,
-        /// Passes entered by an operator: lines "SECONDS black|white".
+        /// Go: passes entered by an operator: lines "SECONDS black|white".
         #[arg(long)]
         passes: Option<PathBuf>,
         /// Continue the record in --out after a stop or crash.
@@ -221,11 +228,11 @@ enum Command {
         /// Looks at the board per second of footage.
         #[arg(long, default_value_t = kradan::recorder::DEFAULT_RATE)]
         rate: f64,
-        /// Which cell reader: both (the learned model checked by the colour baseline:
+        /// Go: which cell reader: both (the learned model checked by the colour baseline:
         /// measured best on rendered footage in dim and coloured light), auto, learned or
-        /// baseline.
-        #[arg(long, default_value = "both")]
-        reader: ReaderChoice,
+        /// baseline [default: both].
+        #[arg(long)]
+        reader: Option<ReaderChoice>,
         /// No progress line on stderr.
         #[arg(long)]
         quiet: bool,
@@ -541,20 +548,21 @@ fn main() -> ExitCode {
                     return ExitCode::from(EXIT_UNREADABLE);
                 }
             };
+            let defaults = kradan::recorder::RecordOptions::new(source.clone(), out.clone());
             let options = kradan::recorder::RecordOptions {
                 game,
                 size,
-                handicap,
-                komi,
+                handicap: handicap.unwrap_or(defaults.handicap),
+                komi: komi.unwrap_or(defaults.komi),
                 first,
                 calibration,
                 fps,
                 passes,
                 resume,
                 rate,
-                reader,
+                reader: reader.unwrap_or(defaults.reader),
                 progress: !quiet,
-                ..kradan::recorder::RecordOptions::new(source, out)
+                ..defaults
             };
             record(&options)
         }

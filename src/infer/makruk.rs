@@ -203,6 +203,12 @@ impl MakrukInference {
         self.differences.physical(&self.position.occupancy())
     }
 
+    /// The stage of a resumed record, whose flags so far took the ids below `id`.
+    pub fn with_next_flag_id(mut self, id: u32) -> MakrukInference {
+        self.next_flag_id = self.next_flag_id.max(id);
+        self
+    }
+
     pub fn next_flag_id(&self) -> u32 {
         self.next_flag_id
     }
