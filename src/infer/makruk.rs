@@ -209,6 +209,19 @@ impl MakrukInference {
         self
     }
 
+    /// Plays a move already in the record (a resumed recording), as if it had been
+    /// seen: the history, the count and the repetitions follow it; nothing is reported.
+    pub fn replay(&mut self, mv: Move, at: f64) {
+        let squares = super::eight::probabilities(&self.position.after(&mv).occupancy(), &[]);
+        let seen = Seen8 {
+            squares: &squares,
+            since: at,
+            now: at,
+            hand_seen: true,
+        };
+        self.commit(mv, &seen, &mut Vec::new());
+    }
+
     pub fn next_flag_id(&self) -> u32 {
         self.next_flag_id
     }
