@@ -182,9 +182,14 @@ enum Command {
         #[arg(long, value_enum, default_value = "h264")]
         codec: kradan::render::Codec,
     },
-    /// Record a Go game from a video file, a folder of images, a stream URL or a camera:
-    /// writes DIR/game.sgf, DIR/events.jsonl (hash-chained) and DIR/evidence/ as the game
+    /// Record a Go, Mak-hos or Makruk game from a video file, a folder of images, a stream
+    /// URL or a camera: writes the record (DIR/game.sgf for Go, game.pdn for Mak-hos,
+    /// game.pgn for Makruk), DIR/events.jsonl (hash-chained) and DIR/evidence/ as the game
     /// goes, flagging every irregularity with its rule.
+    ///
+    /// An 8×8 board (--game makhos|makruk) is found by itself, checkered or a plain grid,
+    /// from either player's side, and turned to the game's rows by the start position;
+    /// --size, --handicap, --komi, --passes and --reader are Go's and refused for it.
     ///
     /// A folder is read as stills, one observation per position (sorted naturally); with
     /// --fps as the frames of a video. Exit status: 0 recorded, 2 bad input (options,
@@ -199,15 +204,17 @@ enum Command {
         /// The game on the board: go, makhos or makruk.
         #[arg(long, default_value = "go")]
         game: kradan::recorder::RecordedGame,
-        /// Lines per side (9, 13, 19); by default the board found decides.
+        /// Go: lines per side (9, 13, 19); by default the board found decides.
         #[arg(long)]
         size: Option<usize>,
-        /// Handicap stones on the fixed star points; White then plays first.
-        #[arg(long, default_value_t = 0)]
-        handicap: usize,
-        #[arg(long, default_value_t = 6.5)]
-        komi: f64,
-        /// Who plays first: black or white (by default Black, or White after handicap).
+        /// Go: handicap stones on the fixed star points; White then plays first [default: 0].
+        #[arg(long)]
+        handicap: Option<usize>,
+        /// Go: komi [default: 6.5].
+        #[arg(long)]
+        komi: Option<f64>,
+        /// Who plays first: black or white (Go: Black, or White after handicap; Mak-hos
+        /// and Makruk: White).
         #[arg(long)]
         first: Option<String>,
         /// A calibration file (fixed corners and/or camera model).
@@ -216,7 +223,7 @@ enum Command {
         /// Read a folder of images as video frames at this rate.
         #[arg(long)]
         fps: Option<f64>,
-        /// Passes entered by an operator: lines "SECONDS black|white".
+        /// Go: passes entered by an operator: lines "SECONDS black|white".
         #[arg(long)]
         passes: Option<PathBuf>,
         /// Continue the record in --out after a stop or crash.
@@ -225,11 +232,11 @@ enum Command {
         /// Looks at the board per second of footage.
         #[arg(long, default_value_t = kradan::recorder::DEFAULT_RATE)]
         rate: f64,
-        /// Which cell reader: both (the learned model checked by the colour baseline:
+        /// Go: which cell reader: both (the learned model checked by the colour baseline:
         /// measured best on rendered footage in dim and coloured light), auto, learned or
-        /// baseline.
-        #[arg(long, default_value = "both")]
-        reader: ReaderChoice,
+        /// baseline [default: both].
+        #[arg(long)]
+        reader: Option<ReaderChoice>,
         /// No progress line on stderr.
         #[arg(long)]
         quiet: bool,
@@ -246,9 +253,10 @@ enum Command {
         #[arg(long, default_value = "thai")]
         counting: String,
     },
-    /// Measure `kradan record` on rendered games: render N games (GNU Go self-play, varied
-    /// cameras and light, staged anomalies and bumps) into DIR, or read the games already
-    /// there, record each, and score moves, games, flags and latency against the truth.
+    /// Measure `kradan record` on rendered games: render N games (GNU Go self-play; with
+    /// --game, Mak-hos from our engine or Makruk by Fairy-Stockfish; varied cameras and
+    /// light, staged anomalies and bumps) into DIR, or read the games already there, record
+    /// each, and score moves, games, flags and latency against the truth.
     ///
     /// Exit status: 0 it ran (whatever the figures), 2 bad input.
     EvalFootage {
@@ -259,7 +267,10 @@ enum Command {
         /// The first seed (see docs/eval-footage.md for which seeds are held out).
         #[arg(long, default_value_t = 1)]
         seed_base: u64,
-        /// Board sizes, taken in turn: "9,19".
+        /// The game to make: go, makhos or makruk.
+        #[arg(long, default_value = "go")]
+        game: String,
+        /// Go board sizes, taken in turn: "9,19".
         #[arg(long, default_value = "9,19")]
         sizes: String,
         /// The share of games with staged anomalies.
@@ -542,20 +553,21 @@ fn main() -> ExitCode {
                     return ExitCode::from(EXIT_UNREADABLE);
                 }
             };
+            let defaults = kradan::recorder::RecordOptions::new(source.clone(), out.clone());
             let options = kradan::recorder::RecordOptions {
                 game,
                 size,
-                handicap,
-                komi,
+                handicap: handicap.unwrap_or(defaults.handicap),
+                komi: komi.unwrap_or(defaults.komi),
                 first,
                 calibration,
                 fps,
                 passes,
                 resume,
                 rate,
-                reader,
+                reader: reader.unwrap_or(defaults.reader),
                 progress: !quiet,
-                ..kradan::recorder::RecordOptions::new(source, out)
+                ..defaults
             };
             record(&options)
         }
@@ -568,6 +580,7 @@ fn main() -> ExitCode {
             dir,
             games,
             seed_base,
+            game,
             sizes,
             anomalies,
             keep,
@@ -582,9 +595,10 @@ fn main() -> ExitCode {
             use kradan::footage_eval::{EvalOptions, parse_resolution, parse_sizes};
             let parsed = parse_sizes(&sizes).and_then(|sizes| {
                 let resolution = resolution.as_deref().map(parse_resolution).transpose()?;
-                Ok((sizes, resolution))
+                let game = kradan::footage_eval::eight::parse_game(&game)?;
+                Ok((sizes, resolution, game))
             });
-            let (sizes, resolution) = match parsed {
+            let (sizes, resolution, game) = match parsed {
                 Ok(parsed) => parsed,
                 Err(error) => {
                     eprintln!("kradan: {error:#}");
@@ -594,6 +608,7 @@ fn main() -> ExitCode {
             let mut options = EvalOptions::new(dir);
             options.games = games;
             options.seed_base = seed_base;
+            options.game = game;
             options.sizes = sizes;
             options.anomaly_rate = anomalies;
             options.keep = keep;

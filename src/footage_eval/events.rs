@@ -49,6 +49,8 @@ pub struct RecordedMove {
     pub number: usize,
     pub color: Option<Color>,
     pub spot: Spot,
+    /// The move as the game's record writes it (what an 8×8 game is scored by).
+    pub notation: Option<String>,
     pub video_time: Option<f64>,
 }
 
@@ -135,6 +137,10 @@ impl Recorded {
                         number,
                         color,
                         spot: spot_of(&event),
+                        notation: event
+                            .get("notation")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
                         video_time,
                     };
                     if by_number.insert(number, moved).is_some() {

@@ -285,6 +285,26 @@ impl MakhosInference {
         self.differences.physical(&self.position.occupancy())
     }
 
+    /// The stage of a resumed record, whose flags so far took the ids below `id`.
+    pub fn with_next_flag_id(mut self, id: u32) -> MakhosInference {
+        self.next_flag_id = self.next_flag_id.max(id);
+        self
+    }
+
+    /// Plays a move already in the record (a resumed recording), as if it had been
+    /// seen: the history, the counts and the repetitions follow it; nothing is reported.
+    pub fn replay(&mut self, mv: Move, class: MoveClass, at: f64) {
+        let squares = super::eight::probabilities(&self.position.play(&mv).occupancy(), &[]);
+        let seen = Seen8 {
+            squares: &squares,
+            since: at,
+            now: at,
+            hand_seen: true,
+        };
+        let color = self.position.turn();
+        self.commit(Played::Rules(mv), class, color, &seen, &mut Vec::new());
+    }
+
     pub fn next_flag_id(&self) -> u32 {
         self.next_flag_id
     }

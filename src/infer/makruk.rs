@@ -203,6 +203,25 @@ impl MakrukInference {
         self.differences.physical(&self.position.occupancy())
     }
 
+    /// The stage of a resumed record, whose flags so far took the ids below `id`.
+    pub fn with_next_flag_id(mut self, id: u32) -> MakrukInference {
+        self.next_flag_id = self.next_flag_id.max(id);
+        self
+    }
+
+    /// Plays a move already in the record (a resumed recording), as if it had been
+    /// seen: the history, the count and the repetitions follow it; nothing is reported.
+    pub fn replay(&mut self, mv: Move, at: f64) {
+        let squares = super::eight::probabilities(&self.position.after(&mv).occupancy(), &[]);
+        let seen = Seen8 {
+            squares: &squares,
+            since: at,
+            now: at,
+            hand_seen: true,
+        };
+        self.commit(mv, &seen, &mut Vec::new());
+    }
+
     pub fn next_flag_id(&self) -> u32 {
         self.next_flag_id
     }

@@ -54,7 +54,7 @@ impl Pieces {
     }
 
     /// Height of the middle of a piece's body, in square sides.
-    fn body_height(self) -> f64 {
+    pub(crate) fn body_height(self) -> f64 {
         match self {
             Pieces::Discs => 0.08,
             Pieces::Figures => 0.25,

@@ -9,6 +9,7 @@
 //! already decided, and `--resume` continues the same record.
 
 mod actions;
+mod eight;
 pub mod evidence;
 pub mod pdn_view;
 pub mod pgn_view;
@@ -230,6 +231,38 @@ pub struct Hooks<'a> {
 
 pub type EventHook = Box<dyn FnMut(&Event) + Send>;
 
+/// What the frame loop of [`record_with`] drives for one game: its tracker, its rules
+/// stage and the record it writes. The loop owns the source, the decoding thread,
+/// calibration, a referee's actions, stopping and progress; a game owns the rest.
+trait Recording {
+    /// Attaches the server's hook and tells it of the event the log wrote on opening.
+    fn set_on_event(&mut self, on_event: Option<EventHook>);
+    /// The source time the record being continued had reached.
+    fn resume_time(&self) -> Option<f64>;
+    /// Whether a game is under way (a board was found and the record begun).
+    fn started(&self) -> bool;
+    /// Moves and flags so far and the last line shown, for the progress line.
+    fn progress(&self) -> (usize, usize, &str);
+    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError>;
+    fn take_actions(
+        &mut self,
+        actions: &mpsc::Receiver<ActionRequest>,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError>;
+    /// A calibration's corners for the first frame's picture size.
+    fn give_geometry(&mut self, calibration: &Calibration, width: i32, height: i32);
+    /// Looks at one frame.
+    fn look(&mut self, frame: &Frame, on_line: &mut dyn FnMut(&str)) -> Result<(), RecorderError>;
+    fn finish(
+        &mut self,
+        time: f64,
+        broken: Option<&str>,
+        summary: &mut Summary,
+    ) -> Result<(), RecorderError>;
+    /// Why the footage ended with no game: no board, or not the one asked for.
+    fn no_board(&self, source: &str, frames: u64) -> Result<RecorderError, RecorderError>;
+}
+
 /// Records a game, with a server's hooks.
 pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, RecorderError> {
     let Hooks {
@@ -239,62 +272,29 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
         stop,
     } = hooks;
     let started = Instant::now();
-    if let RecordedGame::Eight(game) = options.game {
-        return Err(RecorderError::BadOptions(format!(
-            "--game {game:?}: recording an 8×8 game is not wired yet"
-        )));
-    }
-    // The locator can fit a smaller grid inside a larger one, so only the sizes Go is
-    // played on (TGA 2, WIKI) are accepted.
-    if let Some(size) = options.size
-        && !crate::geometry::locate::GO_SIZES.contains(&size)
-    {
-        return Err(RecorderError::BadOptions(format!(
-            "--size {size}: Go is recorded on 9, 13 or 19 lines"
-        )));
-    }
     if !(options.rate > 0.0 && options.rate <= 120.0) {
         return Err(RecorderError::BadOptions(format!(
             "--rate {}: expected 0 to 120 looks per second",
             options.rate
         )));
     }
-    if !(0.0..=50.0).contains(&options.komi) {
-        return Err(RecorderError::BadOptions(format!(
-            "--komi {}: expected 0 to 50",
-            options.komi
-        )));
+    match options.game {
+        RecordedGame::Go => check_go_options(options)?,
+        RecordedGame::Eight(game) => check_eight_options(options, game)?,
     }
-    let passes = match &options.passes {
-        Some(path) => read_passes(path)?,
-        None => Vec::new(),
-    };
     let calibration = options
         .calibration
         .as_deref()
         .map(Calibration::load)
         .transpose()
         .map_err(|e| RecorderError::BadOptions(e.to_string()))?;
-    let (reader, reader_note) =
-        Reader::load(options.reader).map_err(|e| RecorderError::Model(format!("{e:#}")))?;
 
     let mut source = source::open(&options.source, options.fps)?;
     let kind = source.kind();
     let stills = kind == SourceKind::Stills;
-
-    let mut session = Session::open(options, kind, source.describe(), reader_note)?;
-    session.on_event = on_event;
-    session.publish_last();
-    if let Some(time) = session.resume_time {
-        source.seek(time)?;
-    }
     let fps = source.fps();
     let total_frames = source.frame_count();
-
-    let mut tracker_options = TrackerOptions {
-        size: options.size.or(session.size),
-        ..TrackerOptions::default()
-    };
+    let mut tracker_options = TrackerOptions::default();
     if stills {
         tracker_options.settle_frames = 1;
         tracker_options.settle_seconds = 0.0;
@@ -305,9 +305,25 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
         tracker_options.settle_frames = 3;
         tracker_options.settle_seconds = (2.0 / looks).max(0.2);
     }
-    let mut tracker = Tracker::new(tracker_options, reader);
-    if let Some(inference) = &session.inference {
-        tracker.assume_settled(inference.board().clone());
+
+    let mut game: Box<dyn Recording> = match options.game {
+        RecordedGame::Go => Box::new(GoRecording::open(
+            options,
+            kind,
+            source.describe(),
+            tracker_options,
+        )?),
+        RecordedGame::Eight(game) => Box::new(eight::EightRecording::open(
+            options,
+            game,
+            kind,
+            source.describe(),
+            tracker_options,
+        )?),
+    };
+    game.set_on_event(on_event);
+    if let Some(time) = game.resume_time() {
+        source.seek(time)?;
     }
 
     // Frames are decoded on their own thread; the channel is short so memory stays flat.
@@ -345,22 +361,14 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
 
     let mut summary = Summary::default();
     let mut progress = Progress::new(options.progress, total_frames, fps);
-    let mut next_pass = passes
-        .iter()
-        .position(|p| session.resume_time.is_none_or(|t| p.time > t))
-        .unwrap_or(passes.len());
     let mut last_time = 0.0;
     let mut broken = None;
-    // Kept to say what was in view when no board of the asked size was found.
-    let mut first_image: Option<Mat> = None;
-    // A frame-by-frame account on stderr, for whoever tunes the tracker.
-    let trace = std::env::var_os("KRADAN_TRACE").is_some();
     for received in receiver {
         if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
             break;
         }
         if let Some(actions) = &actions {
-            session.take_actions(actions, on_line)?;
+            game.take_actions(actions, on_line)?;
         }
         let mut frame = match received {
             Ok(frame) => frame,
@@ -373,31 +381,201 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
             if let Some(camera) = &calibration.camera {
                 frame.image = camera.undistort(&frame.image, calibration.image_size)?;
             }
-            if summary.analysed == 0
-                && let Some(geometry) =
-                    calibration.geometry(frame.image.cols(), frame.image.rows(), options.size)
-            {
-                tracker.give_geometry(geometry);
+            if summary.analysed == 0 {
+                game.give_geometry(calibration, frame.image.cols(), frame.image.rows());
             }
         }
         summary.analysed += 1;
         last_time = frame.time;
-        session.now = frame.time;
-        if first_image.is_none() && options.size.is_some() {
-            first_image = Some(frame.image.clone());
-        }
         if let Some(note) = &frame.note {
-            session.note(frame.time, "source", note)?;
+            game.note(frame.time, "source", note)?;
         }
-        while next_pass < passes.len() && passes[next_pass].time <= frame.time {
-            let pass = passes[next_pass];
-            next_pass += 1;
+        game.look(&frame, on_line)?;
+        let (moves, flags, last_line) = game.progress();
+        progress.show(frame.index, frame.time, moves, flags, last_line);
+    }
+    if let Some(actions) = &actions {
+        game.take_actions(actions, on_line)?;
+    }
+    let frames = reader_thread.join().unwrap_or(0);
+    progress.finish();
+    summary.frames = frames;
+    summary.source_seconds = last_time;
+    let broken_text = broken.as_ref().map(ToString::to_string);
+    if !game.started() {
+        game.finish(last_time, broken_text.as_deref(), &mut summary)?;
+        if let Some(error) = broken {
+            return Err(RecorderError::Source(error));
+        }
+        return Err(game.no_board(&options.source, frames)?);
+    }
+    game.finish(last_time, broken_text.as_deref(), &mut summary)?;
+    summary.broken = broken_text;
+    summary.wall_seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+fn check_go_options(options: &RecordOptions) -> Result<(), RecorderError> {
+    // The locator can fit a smaller grid inside a larger one, so only the sizes Go is
+    // played on (TGA 2, WIKI) are accepted.
+    if let Some(size) = options.size
+        && !crate::geometry::locate::GO_SIZES.contains(&size)
+    {
+        return Err(RecorderError::BadOptions(format!(
+            "--size {size}: Go is recorded on 9, 13 or 19 lines"
+        )));
+    }
+    if !(0.0..=50.0).contains(&options.komi) {
+        return Err(RecorderError::BadOptions(format!(
+            "--komi {}: expected 0 to 50",
+            options.komi
+        )));
+    }
+    Ok(())
+}
+
+/// The options that only mean something on a Go board are refused for an 8×8 one.
+fn check_eight_options(options: &RecordOptions, game: EightGame) -> Result<(), RecorderError> {
+    let defaults = RecordOptions::new("", "");
+    let mut refused = Vec::new();
+    if options.size.is_some() {
+        refused.push("--size");
+    }
+    if options.handicap != defaults.handicap {
+        refused.push("--handicap");
+    }
+    if options.komi != defaults.komi {
+        refused.push("--komi");
+    }
+    if options.passes.is_some() {
+        refused.push("--passes");
+    }
+    if options.reader != defaults.reader {
+        refused.push("--reader");
+    }
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(RecorderError::BadOptions(format!(
+        "{} {} for Go only: a {} board is 8×8, found by itself and read by its squares' colours",
+        refused.join(", "),
+        if refused.len() == 1 { "is" } else { "are" },
+        match game {
+            EightGame::Makhos => "Mak-hos",
+            EightGame::Makruk => "Makruk",
+        }
+    )))
+}
+
+/// A Go recording: the Go tracker and the Go session, with the operator's passes.
+struct GoRecording {
+    session: Session,
+    tracker: Tracker,
+    passes: Vec<PassEntry>,
+    next_pass: usize,
+    asked_size: Option<usize>,
+    /// Kept to say what was in view when no board of the asked size was found.
+    first_image: Option<Mat>,
+    /// A frame-by-frame account on stderr, for whoever tunes the tracker.
+    trace: bool,
+}
+
+impl GoRecording {
+    fn open(
+        options: &RecordOptions,
+        kind: SourceKind,
+        description: String,
+        tracker_options: TrackerOptions,
+    ) -> Result<GoRecording, RecorderError> {
+        let passes = match &options.passes {
+            Some(path) => read_passes(path)?,
+            None => Vec::new(),
+        };
+        let (reader, reader_note) =
+            Reader::load(options.reader).map_err(|e| RecorderError::Model(format!("{e:#}")))?;
+        let session = Session::open(options, kind, description, reader_note)?;
+        let mut tracker = Tracker::new(
+            TrackerOptions {
+                size: options.size.or(session.size),
+                ..tracker_options
+            },
+            reader,
+        );
+        if let Some(inference) = &session.inference {
+            tracker.assume_settled(inference.board().clone());
+        }
+        let next_pass = passes
+            .iter()
+            .position(|p| session.resume_time.is_none_or(|t| p.time > t))
+            .unwrap_or(passes.len());
+        Ok(GoRecording {
+            session,
+            tracker,
+            passes,
+            next_pass,
+            asked_size: options.size,
+            first_image: None,
+            trace: std::env::var_os("KRADAN_TRACE").is_some(),
+        })
+    }
+}
+
+impl Recording for GoRecording {
+    fn set_on_event(&mut self, on_event: Option<EventHook>) {
+        self.session.on_event = on_event;
+        self.session.publish_last();
+    }
+
+    fn resume_time(&self) -> Option<f64> {
+        self.session.resume_time
+    }
+
+    fn started(&self) -> bool {
+        self.session.inference.is_some()
+    }
+
+    fn progress(&self) -> (usize, usize, &str) {
+        (
+            self.session.moves,
+            self.session.flags,
+            &self.session.last_line,
+        )
+    }
+
+    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
+        self.session.note(time, note, message)
+    }
+
+    fn take_actions(
+        &mut self,
+        actions: &mpsc::Receiver<ActionRequest>,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        self.session.take_actions(actions, on_line)
+    }
+
+    fn give_geometry(&mut self, calibration: &Calibration, width: i32, height: i32) {
+        if let Some(geometry) = calibration.geometry(width, height, self.asked_size) {
+            self.tracker.give_geometry(geometry);
+        }
+    }
+
+    fn look(&mut self, frame: &Frame, on_line: &mut dyn FnMut(&str)) -> Result<(), RecorderError> {
+        let session = &mut self.session;
+        let tracker = &mut self.tracker;
+        session.now = frame.time;
+        if self.first_image.is_none() && self.asked_size.is_some() {
+            self.first_image = Some(frame.image.clone());
+        }
+        while self.next_pass < self.passes.len() && self.passes[self.next_pass].time <= frame.time {
+            let pass = self.passes[self.next_pass];
+            self.next_pass += 1;
             if session.inference.is_some() {
                 session.pass(&pass, on_line)?;
             }
         }
         let report = tracker.analyse(&frame.image, frame.time, frame.index)?;
-        if trace {
+        if self.trace {
             eprintln!(
                 "{:8.2} {:?} settled={} reading_diff={}",
                 frame.time,
@@ -420,12 +598,12 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
             );
         }
         for event in &report.events {
-            session.track_event(event, &frame, &tracker, on_line)?;
+            session.track_event(event, frame, tracker, on_line)?;
         }
         if let Some(size) = tracker.size()
             && session.inference.is_none()
         {
-            if let Some(asked) = options.size
+            if let Some(asked) = self.asked_size
                 && asked != size
             {
                 return Err(RecorderError::WrongSize { found: size, asked });
@@ -437,45 +615,39 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
             View::NoBoard | View::Clear => {}
         }
         if let Some(settled) = &report.settled {
-            session.settled(settled, &frame, &tracker, on_line)?;
+            session.settled(settled, frame, tracker, on_line)?;
             if let Some(inference) = &session.inference {
                 tracker.believe(inference.board().clone());
             }
         }
-        progress.show(frame.index, frame.time, &session);
+        Ok(())
     }
-    if let Some(actions) = &actions {
-        session.take_actions(actions, on_line)?;
+
+    fn finish(
+        &mut self,
+        time: f64,
+        broken: Option<&str>,
+        summary: &mut Summary,
+    ) -> Result<(), RecorderError> {
+        self.session.finish(time, broken, summary)
     }
-    let frames = reader_thread.join().unwrap_or(0);
-    progress.finish();
-    summary.frames = frames;
-    summary.source_seconds = last_time;
-    let broken_text = broken.as_ref().map(ToString::to_string);
-    if session.inference.is_none() {
-        session.finish(last_time, broken_text.as_deref(), &mut summary)?;
-        if let Some(error) = broken {
-            return Err(RecorderError::Source(error));
-        }
+
+    fn no_board(&self, source: &str, frames: u64) -> Result<RecorderError, RecorderError> {
         // Asked for one size, was another in view?
-        if let (Some(asked), Some(image)) = (options.size, &first_image)
+        if let (Some(asked), Some(image)) = (self.asked_size, &self.first_image)
             && let Some(found) = crate::geometry::locate::locate(image, None)?.geometry
             && found.size != asked
         {
-            return Err(RecorderError::WrongSize {
+            return Ok(RecorderError::WrongSize {
                 found: found.size,
                 asked,
             });
         }
-        return Err(RecorderError::NoBoard {
-            input: options.source.clone(),
+        Ok(RecorderError::NoBoard {
+            input: source.to_string(),
             frames,
-        });
+        })
     }
-    session.finish(last_time, broken_text.as_deref(), &mut summary)?;
-    summary.broken = broken_text;
-    summary.wall_seconds = started.elapsed().as_secs_f64();
-    Ok(summary)
 }
 
 /// What `kradan score` decided.
@@ -1381,7 +1553,7 @@ impl Progress {
         }
     }
 
-    fn show(&mut self, index: u64, time: f64, session: &Session) {
+    fn show(&mut self, index: u64, time: f64, moves: usize, flags: usize, last_line: &str) {
         if !self.enabled {
             return;
         }
@@ -1412,10 +1584,7 @@ impl Progress {
         } else {
             String::new()
         };
-        let line = format!(
-            "{bar}{time:.1} s, {} moves, {} flags{speed}; {}",
-            session.moves, session.flags, session.last_line
-        );
+        let line = format!("{bar}{time:.1} s, {moves} moves, {flags} flags{speed}; {last_line}");
         if self.terminal {
             eprint!("\r\x1b[K{line}");
         } else {

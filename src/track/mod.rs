@@ -22,6 +22,7 @@
 //!    same reading held on every clear frame for a short window
 //!    ([`TrackerOptions::settle_seconds`]): one glare frame or one misread changes nothing.
 
+pub mod eight;
 pub mod samples;
 
 use crate::games::Occupancy;
@@ -186,7 +187,7 @@ struct Lock {
 }
 
 /// The clear frames since the board was last disturbed, voting.
-struct Run {
+pub(crate) struct Run {
     /// Per point, the faded sums of the probabilities of empty, black, white.
     votes: Vec<[f32; 3]>,
     /// The faded number of frames (what a point's votes would sum to if all agreed).
@@ -203,6 +204,61 @@ struct Run {
 /// How much of its weight a vote keeps per frame: at ten looks a second the last two
 /// seconds count.
 const VOTE_FADE: f32 = 0.95;
+
+impl Run {
+    /// A run begun by the clear frame at `time`.
+    pub(crate) fn begin(size: usize, time: f64, index: u64) -> Run {
+        Run {
+            votes: vec![[0.0; 3]; size * size],
+            weight: 0.0,
+            occupancy: Occupancy::empty(size, size),
+            since: time,
+            state_since: time,
+            state_since_index: index,
+            frames: 0,
+        }
+    }
+
+    /// One more clear frame votes, each point by its probabilities (`size`² row by row).
+    pub(crate) fn vote(&mut self, size: usize, probabilities: &[[f32; 3]], time: f64, index: u64) {
+        self.frames += 1;
+        self.weight = self.weight * VOTE_FADE + 1.0;
+        for (vote, p) in self.votes.iter_mut().zip(probabilities) {
+            for ch in 0..3 {
+                vote[ch] = vote[ch] * VOTE_FADE + p[ch];
+            }
+        }
+        let state = voted(size, &self.votes);
+        if state != self.occupancy || self.frames == 1 {
+            self.occupancy = state;
+            self.state_since = time;
+            self.state_since_index = index;
+        }
+    }
+
+    /// Whether the run has lasted the settle window by `time`.
+    pub(crate) fn has_settled(&self, options: &TrackerOptions, time: f64) -> bool {
+        self.frames >= options.settle_frames && time - self.since >= options.settle_seconds - 1e-9
+    }
+
+    /// Per point, the faded share of the votes each of empty, black, white got.
+    pub(crate) fn shares(&self) -> Vec<[f32; 3]> {
+        let weight = self.weight.max(f32::EPSILON);
+        self.votes.iter().map(|v| v.map(|x| x / weight)).collect()
+    }
+
+    pub(crate) fn occupancy(&self) -> &Occupancy {
+        &self.occupancy
+    }
+
+    pub(crate) fn state_since(&self) -> (f64, u64) {
+        (self.state_since, self.state_since_index)
+    }
+
+    pub(crate) fn frames(&self) -> usize {
+        self.frames
+    }
+}
 
 fn voted(size: usize, votes: &[[f32; 3]]) -> Occupancy {
     let mut occupancy = Occupancy::empty(size, size);
@@ -402,35 +458,13 @@ impl Tracker {
         // probabilities; older votes fade so a long still spell follows slow changes.
         // Stills are independent observations: each votes alone.
         let carried = self.run.take().filter(|_| !self.options.stills);
-        let mut run = carried.unwrap_or_else(|| Run {
-            votes: vec![[0.0; 3]; probabilities.len()],
-            weight: 0.0,
-            occupancy: Occupancy::empty(size, size),
-            since: time,
-            state_since: time,
-            state_since_index: index,
-            frames: 0,
-        });
-        run.frames += 1;
-        run.weight = run.weight * VOTE_FADE + 1.0;
-        for (vote, p) in run.votes.iter_mut().zip(&probabilities) {
-            for ch in 0..3 {
-                vote[ch] = vote[ch] * VOTE_FADE + p[ch];
-            }
-        }
-        let state = voted(size, &run.votes);
-        if state != run.occupancy || run.frames == 1 {
-            run.occupancy = state;
-            run.state_since = time;
-            run.state_since_index = index;
-        }
-        let settled = run.frames >= self.options.settle_frames
-            && time - run.since >= self.options.settle_seconds - 1e-9;
-        if settled {
+        let mut run = carried.unwrap_or_else(|| Run::begin(size, time, index));
+        run.vote(size, &probabilities, time, index);
+        if run.has_settled(&self.options, time) {
             let confidence = run
-                .votes
+                .shares()
                 .iter()
-                .map(|v| v.iter().copied().fold(0.0, f32::max) / run.weight)
+                .map(|v| v.iter().copied().fold(0.0, f32::max))
                 .collect();
             report.settled = Some(Settled {
                 occupancy: run.occupancy.clone(),
@@ -567,22 +601,7 @@ impl Tracker {
             .reader
             .read(&rectified, geometry.size, CELL, &shifts)?
             .occupancy();
-        let total = (geometry.size * geometry.size) as f64;
-        // Stones decide; on an empty board every turn agrees and the first is kept.
-        let best = (0..4)
-            .map(|turns| {
-                let turned = reading.turned(turns);
-                let stones_agreeing = (0..geometry.size)
-                    .flat_map(|r| (0..geometry.size).map(move |c| (r, c)))
-                    .filter(|&(r, c)| {
-                        settled.get(r, c).is_some() && turned.get(r, c) == settled.get(r, c)
-                    })
-                    .count();
-                (turns, stones_agreeing, turned.agreement(settled))
-            })
-            .max_by_key(|&(turns, stones, _)| (stones, std::cmp::Reverse(turns)))
-            .expect("four turns");
-        Ok((best.0, best.2 as f64 / total))
+        Ok(best_turn_of(&reading, settled))
     }
 }
 
@@ -650,18 +669,49 @@ fn turned_geometry(geometry: &BoardGeometry, quarter_turns: usize) -> BoardGeome
 }
 
 fn turned_probabilities(observation: &Observation, quarter_turns: usize) -> Vec<[f32; 3]> {
-    let size = observation.size;
-    let mut confidence: Vec<[f32; 3]> = observation.cells.iter().map(|c| c.probabilities).collect();
+    let cells: Vec<[f32; 3]> = observation.cells.iter().map(|c| c.probabilities).collect();
+    turned_cells(cells, observation.size, quarter_turns)
+}
+
+/// Per-point values of a `size`×`size` board (row by row) turned clockwise by
+/// `quarter_turns`, as [`Occupancy::turned`] turns the calls.
+pub(crate) fn turned_cells<T: Copy + Default>(
+    mut cells: Vec<T>,
+    size: usize,
+    quarter_turns: usize,
+) -> Vec<T> {
     for _ in 0..quarter_turns % 4 {
-        let mut turned = vec![[0.0; 3]; confidence.len()];
+        let mut turned = vec![T::default(); cells.len()];
         for row in 0..size {
             for col in 0..size {
-                turned[col * size + (size - 1 - row)] = confidence[row * size + col];
+                turned[col * size + (size - 1 - row)] = cells[row * size + col];
             }
         }
-        confidence = turned;
+        cells = turned;
     }
-    confidence
+    cells
+}
+
+/// The quarter turn (clockwise, image order to the game's) under which `reading` agrees
+/// best with `settled`, and the share of points that then agree. Pieces decide; on an
+/// empty board every turn agrees and the first is kept.
+pub(crate) fn best_turn_of(reading: &Occupancy, settled: &Occupancy) -> (usize, f64) {
+    let (height, width) = (settled.height(), settled.width());
+    let total = (height * width).max(1) as f64;
+    let best = (0..4)
+        .map(|turns| {
+            let turned = reading.turned(turns);
+            let pieces_agreeing = (0..height)
+                .flat_map(|r| (0..width).map(move |c| (r, c)))
+                .filter(|&(r, c)| {
+                    settled.get(r, c).is_some() && turned.get(r, c) == settled.get(r, c)
+                })
+                .count();
+            (turns, pieces_agreeing, turned.agreement(settled))
+        })
+        .max_by_key(|&(turns, pieces, _)| (pieces, std::cmp::Reverse(turns)))
+        .expect("four turns");
+    (best.0, best.2 as f64 / total)
 }
 
 /// How dark the grid's lines are against the board beside them, at the middle of every

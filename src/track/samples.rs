@@ -123,36 +123,33 @@ impl Samples {
         ratio: f32,
         reach: usize,
     ) -> Vec<bool> {
-        let side = self.size + 1;
-        let ratios: Vec<f32> = self
-            .gaps
-            .iter()
-            .zip(&earlier.gaps)
-            .map(|(now, then)| brightness(now).max(1.0) / brightness(then).max(1.0))
-            .collect();
-        let mut window = Vec::with_capacity((2 * reach + 1).pow(2));
-        (0..self.gaps.len())
-            .map(|gap| {
-                let (x, y) = (gap % side, gap / side);
-                window.clear();
-                for wy in y.saturating_sub(reach)..=(y + reach).min(side - 1) {
-                    for wx in x.saturating_sub(reach)..=(x + reach).min(side - 1) {
-                        window.push(ratios[wy * side + wx]);
-                    }
-                }
-                let local = ratios[gap] / median(&mut window).max(1e-3);
-                let (a, b) = (
-                    chromaticity(&self.gaps[gap]),
-                    chromaticity(&earlier.gaps[gap]),
-                );
-                let shifted = (0..3).any(|ch| (a[ch] - b[ch]).abs() > chroma);
-                // In a dim room a few grey levels of noise are a large change of colour:
-                // a change too small to see is no change, whatever its kind.
-                let (now, then) = (&self.gaps[gap], &earlier.gaps[gap]);
-                let visible = (0..3).any(|ch| (now[ch] - then[ch]).abs() > MIN_VISIBLE);
-                visible && (shifted || local > ratio || local < 1.0 / ratio)
-            })
-            .collect()
+        changed_in_kind(
+            &self.gaps,
+            &earlier.gaps,
+            self.size + 1,
+            chroma,
+            ratio,
+            reach,
+        )
+    }
+
+    /// As [`Samples::changed_in_kind`], for the points: on an 8×8 board's lattice they are
+    /// the squares' corners, which pieces standing inside their squares leave bare.
+    pub fn points_changed_in_kind(
+        &self,
+        earlier: &Samples,
+        chroma: f32,
+        ratio: f32,
+        reach: usize,
+    ) -> Vec<bool> {
+        changed_in_kind(
+            &self.points,
+            &earlier.points,
+            self.size,
+            chroma,
+            ratio,
+            reach,
+        )
     }
 
     /// How many gaps and rim samples differ from `earlier` by more than `threshold` grey
@@ -164,11 +161,64 @@ impl Samples {
         gaps.iter().chain(&rim).filter(|&&c| c).count()
     }
 
+    /// How many points, rim samples and outer-ring gaps differ from `earlier` by more than
+    /// `threshold` grey levels, the overall gain taken out: what moved between two frames
+    /// of an 8×8 board, whose pieces stand in the middles of its squares (the inner gaps
+    /// of its lattice) and leave the squares' corners (the points) and the rim bare.
+    pub fn moved_off_squares(&self, earlier: &Samples, threshold: f32) -> usize {
+        let gain = self.gain_against(earlier);
+        let points = changed(&self.points, &earlier.points, gain, threshold);
+        let rim = changed(&self.rim, &earlier.rim, gain, threshold);
+        let gaps = changed(&self.gaps, &earlier.gaps, gain, threshold);
+        let outer = gaps
+            .iter()
+            .enumerate()
+            .filter(|&(gap, &c)| c && is_outer_gap(self.size, gap))
+            .count();
+        points.iter().chain(&rim).filter(|&&c| c).count() + outer
+    }
+
     /// As [`Samples::changed_gaps`], for the points.
     pub fn changed_points(&self, earlier: &Samples, threshold: f32) -> Vec<bool> {
         let gain = self.gain_against(earlier);
         changed(&self.points, &earlier.points, gain, threshold)
     }
+}
+
+/// Per sample of a `side`×`side` grid, whether something other than light changed it
+/// (see [`Samples::changed_in_kind`]).
+fn changed_in_kind(
+    now: &[[f32; 3]],
+    then: &[[f32; 3]],
+    side: usize,
+    chroma: f32,
+    ratio: f32,
+    reach: usize,
+) -> Vec<bool> {
+    let ratios: Vec<f32> = now
+        .iter()
+        .zip(then)
+        .map(|(now, then)| brightness(now).max(1.0) / brightness(then).max(1.0))
+        .collect();
+    let mut window = Vec::with_capacity((2 * reach + 1).pow(2));
+    (0..now.len())
+        .map(|at| {
+            let (x, y) = (at % side, at / side);
+            window.clear();
+            for wy in y.saturating_sub(reach)..=(y + reach).min(side - 1) {
+                for wx in x.saturating_sub(reach)..=(x + reach).min(side - 1) {
+                    window.push(ratios[wy * side + wx]);
+                }
+            }
+            let local = ratios[at] / median(&mut window).max(1e-3);
+            let (a, b) = (chromaticity(&now[at]), chromaticity(&then[at]));
+            let shifted = (0..3).any(|ch| (a[ch] - b[ch]).abs() > chroma);
+            // In a dim room a few grey levels of noise are a large change of colour:
+            // a change too small to see is no change, whatever its kind.
+            let visible = (0..3).any(|ch| (now[at][ch] - then[at][ch]).abs() > MIN_VISIBLE);
+            visible && (shifted || local > ratio || local < 1.0 / ratio)
+        })
+        .collect()
 }
 
 fn changed(now: &[[f32; 3]], then: &[[f32; 3]], gain: f32, threshold: f32) -> Vec<bool> {

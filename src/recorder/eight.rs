@@ -1,0 +1,1208 @@
+//! `kradan record --game makhos|makruk`: the 8×8 side of the recorder.
+//!
+//! The frame loop is [`super::record_with`]'s; this is what it calls per frame for an 8×8
+//! game: [`EightTracker`] follows the board and hands over settled readings (per-square
+//! probabilities), [`MakhosInference`] / [`MakrukInference`] decide moves and flags, and
+//! this writes them as they are decided: `events.jsonl` (the same chain as Go's), the
+//! record (`game.pdn` / `game.pgn`) rewritten atomically after every decision, and the
+//! annotated frames before and after every move and flag in `evidence/`.
+
+use super::evidence::{self, Mark};
+use super::pdn_view::PdnView;
+use super::pgn_view::PgnView;
+use super::{
+    ActionRequest, EventHook, RecorderError, Recording, Summary, color_from_name, color_name,
+    format_corners, write_atomically,
+};
+use crate::games::makhos::{self, Men};
+use crate::games::makruk::{self, Status};
+use crate::games::{Article, Color, Occupancy, Penalty};
+use crate::geometry::BoardGeometry;
+use crate::geometry::eight::{EightGame, OrientationSource};
+use crate::infer::eight::Seen8;
+use crate::infer::go::InferOptions;
+use crate::infer::makhos::{MakhosInference, Outcome as HosOutcome};
+use crate::infer::makruk::{MakrukInference, Outcome as RukOutcome};
+use crate::record::{Event, EventLog, Kind};
+use crate::source::{Frame, SourceKind};
+use crate::track::eight::{EightTracker, Report8, Settled8};
+use crate::track::{TrackEvent, TrackerOptions, View};
+use opencv::core::Mat;
+use serde_json::{Map, Value, json};
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+/// One decision of either game's stage, in the terms the event log writes.
+struct Decision {
+    kind: Kind,
+    /// The `note` of a note event.
+    note: Option<&'static str>,
+    /// The line shown live and kept for the progress display.
+    line: String,
+    move_number: Option<usize>,
+    color: Option<Color>,
+    notation: Option<String>,
+    points: Vec<[usize; 2]>,
+    rules: Vec<Article>,
+    penalties: Vec<Penalty>,
+    detail: Map<String, Value>,
+    /// A flag's id, or the id of the flag a `resolved` event closes.
+    flag_id: Option<u32>,
+}
+
+impl Decision {
+    fn new(kind: Kind, line: String) -> Decision {
+        Decision {
+            kind,
+            note: None,
+            line,
+            move_number: None,
+            color: None,
+            notation: None,
+            points: Vec::new(),
+            rules: Vec::new(),
+            penalties: Vec::new(),
+            detail: Map::new(),
+            flag_id: None,
+        }
+    }
+
+    fn note(note: &'static str, line: String) -> Decision {
+        Decision {
+            note: Some(note),
+            ..Decision::new(Kind::Note, line)
+        }
+    }
+
+    fn with(mut self, key: &str, value: impl Into<Value>) -> Decision {
+        self.detail.insert(key.into(), value.into());
+        self
+    }
+
+    /// A raised flag of either game, with its record comment.
+    #[allow(clippy::too_many_arguments)]
+    fn flag(
+        id: u32,
+        name: &str,
+        rules: Vec<Article>,
+        penalties: Vec<Penalty>,
+        points: Vec<[usize; 2]>,
+        move_number: Option<usize>,
+        color: Option<Color>,
+        message: &str,
+    ) -> Decision {
+        let cited = rules.iter().map(Article::to_string).collect::<Vec<_>>();
+        let line = format!("FLAG {name} ({}): {message}", cited.join(", "));
+        Decision {
+            move_number,
+            color,
+            points,
+            rules,
+            penalties,
+            flag_id: Some(id),
+            ..Decision::new(Kind::Flag, line)
+        }
+        .with("flag", name)
+        .with("flag_id", id)
+        .with("message", message)
+    }
+
+    fn resolved(id: u32, name: &str, points: Vec<[usize; 2]>) -> Decision {
+        Decision {
+            points,
+            flag_id: Some(id),
+            ..Decision::new(Kind::Resolved, format!("resolved: {name}"))
+        }
+        .with("flag", name)
+        .with("flag_id", id)
+        .with("by", "board")
+        .with(
+            "message",
+            "the board shows the recorded position there again",
+        )
+    }
+
+    /// What the record file says of it, beside the move it concerns.
+    fn comment(&self) -> Option<String> {
+        match self.kind {
+            Kind::Flag => {
+                let rules = self
+                    .rules
+                    .iter()
+                    .map(Article::to_string)
+                    .collect::<Vec<_>>();
+                let penalties = self
+                    .penalties
+                    .iter()
+                    .map(Penalty::to_string)
+                    .collect::<Vec<_>>();
+                Some(format!(
+                    "FLAG {}: {} ({}; {})",
+                    self.detail
+                        .get("flag")
+                        .and_then(Value::as_str)
+                        .unwrap_or(""),
+                    self.detail
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or(""),
+                    rules.join(", "),
+                    penalties.join(", ")
+                ))
+            }
+            Kind::Resolved => Some(self.line.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// The game's rules stage and the record it keeps.
+enum Stage8 {
+    Makhos {
+        inference: MakhosInference,
+        view: PdnView,
+    },
+    Makruk {
+        inference: MakrukInference,
+        view: PgnView,
+    },
+}
+
+impl Stage8 {
+    fn makhos(start: makhos::Position, options: InferOptions) -> Stage8 {
+        Stage8::Makhos {
+            inference: MakhosInference::new(start, options),
+            view: PdnView::new(start),
+        }
+    }
+
+    fn makruk(start: makruk::Position, options: InferOptions) -> Stage8 {
+        Stage8::Makruk {
+            inference: MakrukInference::new(start.clone(), options),
+            view: PgnView::new(start),
+        }
+    }
+
+    /// The board as it physically stands, as far as the stage knows.
+    fn board(&self) -> Occupancy {
+        match self {
+            Stage8::Makhos { inference, .. } => inference.board(),
+            Stage8::Makruk { inference, .. } => inference.board(),
+        }
+    }
+
+    /// The position of the rules, rows of `.`/`B`/`W`.
+    fn rules_rows(&self) -> Vec<String> {
+        match self {
+            Stage8::Makhos { inference, .. } => inference.position().occupancy().to_text_rows(),
+            Stage8::Makruk { inference, .. } => inference.position().occupancy().to_text_rows(),
+        }
+    }
+
+    fn file_name(&self) -> &'static str {
+        match self {
+            Stage8::Makhos { .. } => "game.pdn",
+            Stage8::Makruk { .. } => "game.pgn",
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Stage8::Makhos { view, .. } => view.text(),
+            Stage8::Makruk { view, .. } => view.text(),
+        }
+    }
+
+    fn add_comment(&mut self, text: &str) {
+        match self {
+            Stage8::Makhos { view, .. } => view.add_comment(text),
+            Stage8::Makruk { view, .. } => view.add_comment(text),
+        }
+    }
+
+    /// Acts on a settled sighting: the decisions, the record view already following them.
+    fn observe(&mut self, seen: &Seen8, time: Option<f64>) -> Vec<Decision> {
+        let decisions: Vec<Decision> = match self {
+            Stage8::Makhos { inference, view } => inference
+                .observe(seen)
+                .into_iter()
+                .map(|outcome| makhos_decision(outcome, view, time))
+                .collect(),
+            Stage8::Makruk { inference, view } => inference
+                .observe(seen)
+                .into_iter()
+                .map(|outcome| makruk_decision(outcome, view, time))
+                .collect(),
+        };
+        for decision in &decisions {
+            if let Some(comment) = decision.comment() {
+                self.add_comment(&comment);
+            }
+        }
+        decisions
+    }
+}
+
+fn side(color: Color) -> char {
+    match color {
+        Color::White => 'W',
+        Color::Black => 'B',
+    }
+}
+
+fn makhos_points(names: &[String]) -> Vec<[usize; 2]> {
+    names
+        .iter()
+        .filter_map(|name| name.parse().ok().and_then(makhos::Square::new))
+        .map(|square| {
+            let (row, col) = square.row_col();
+            [row, col]
+        })
+        .collect()
+}
+
+fn makruk_points(names: &[String]) -> Vec<[usize; 2]> {
+    names
+        .iter()
+        .filter_map(|name| makruk::Square::parse(name))
+        .map(|square| {
+            let (row, col) = square.row_col();
+            [row, col]
+        })
+        .collect()
+}
+
+fn makhos_decision(outcome: HosOutcome, view: &mut PdnView, time: Option<f64>) -> Decision {
+    match outcome {
+        HosOutcome::Move {
+            number,
+            color,
+            mv,
+            captured,
+            promoted,
+            illegal,
+            seconds,
+        } => {
+            let notation = mv.to_string();
+            let points = mv
+                .squares
+                .iter()
+                .map(|s| {
+                    let (row, col) = s.row_col();
+                    [row, col]
+                })
+                .collect();
+            view.set_move(number, mv, time);
+            let mut decision = Decision {
+                move_number: Some(number),
+                color: Some(color),
+                notation: Some(notation.clone()),
+                points,
+                ..Decision::new(
+                    Kind::Move,
+                    format!("move {number}: {} {notation}", side(color)),
+                )
+            }
+            .with(
+                "captured",
+                captured.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            )
+            .with("seconds", seconds);
+            if promoted {
+                decision = decision.with("promoted", true);
+            }
+            if illegal {
+                decision = decision.with("illegal", true);
+            }
+            decision
+        }
+        HosOutcome::TakenBack { number } => {
+            view.take_back(number);
+            Decision {
+                move_number: Some(number),
+                ..Decision::note(
+                    "taken-back",
+                    format!("move {number} was taken back: the board shows the position before it"),
+                )
+            }
+        }
+        HosOutcome::Flag(flag) => Decision::flag(
+            flag.id,
+            flag.kind.name(),
+            flag.rules,
+            flag.penalties,
+            makhos_points(&flag.squares),
+            flag.move_number,
+            flag.color,
+            &flag.message,
+        )
+        .with("squares", flag.squares),
+        HosOutcome::Resolved { id, kind, squares } => {
+            Decision::resolved(id, kind.name(), makhos_points(&squares))
+        }
+        HosOutcome::Count {
+            rule,
+            reached,
+            limit,
+        } => Decision::note("count", format!("count ({rule}): {reached} of {limit}"))
+            .with("rule", rule.to_string())
+            .with("reached", reached)
+            .with("limit", limit),
+        HosOutcome::GameOver { winner } => {
+            view.set_result(match winner {
+                Color::White => makhos::GameResult::WhiteWins,
+                Color::Black => makhos::GameResult::BlackWins,
+            });
+            Decision::note(
+                "game-over",
+                format!(
+                    "game over: {} has no piece or no move left; {} wins (HOS 4)",
+                    color_name(winner.opponent()),
+                    color_name(winner)
+                ),
+            )
+            .with("winner", color_name(winner))
+        }
+        HosOutcome::LowConfidence { number } => low_confidence(number),
+    }
+}
+
+fn makruk_decision(outcome: RukOutcome, view: &mut PgnView, time: Option<f64>) -> Decision {
+    match outcome {
+        RukOutcome::Move {
+            number,
+            color,
+            mv,
+            san,
+            status,
+            seconds,
+        } => {
+            view.set_move(number, color, &san, time);
+            let status_name = match status {
+                Status::Ongoing => "ongoing",
+                Status::Checkmate => {
+                    view.set_result(match color {
+                        Color::White => "1-0",
+                        Color::Black => "0-1",
+                    });
+                    "checkmate"
+                }
+                Status::Stalemate => {
+                    view.set_result("1/2-1/2");
+                    "stalemate"
+                }
+            };
+            let points = [mv.from, mv.to]
+                .iter()
+                .map(|s| {
+                    let (row, col) = s.row_col();
+                    [row, col]
+                })
+                .collect();
+            Decision {
+                move_number: Some(number),
+                color: Some(color),
+                notation: Some(san.clone()),
+                points,
+                ..Decision::new(Kind::Move, format!("move {number}: {} {san}", side(color)))
+            }
+            .with("uci", mv.uci())
+            .with("status", status_name)
+            .with("seconds", seconds)
+        }
+        RukOutcome::TakenBack { number } => {
+            view.take_back(number);
+            Decision {
+                move_number: Some(number),
+                ..Decision::note(
+                    "taken-back",
+                    format!("move {number} was taken back: the board shows the position before it"),
+                )
+            }
+        }
+        RukOutcome::Flag(flag) => Decision::flag(
+            flag.id,
+            flag.kind.name(),
+            flag.rules,
+            flag.penalties,
+            makruk_points(&flag.squares),
+            flag.move_number,
+            flag.color,
+            &flag.message,
+        )
+        .with("squares", flag.squares),
+        RukOutcome::Resolved { id, kind, squares } => {
+            Decision::resolved(id, kind.name(), makruk_points(&squares))
+        }
+        RukOutcome::Count(Some(count)) => {
+            Decision::note("count", format!("count (MAKRUK 7–14): {count}"))
+                .with("count", count.to_string())
+                .with("reached", count.reached)
+                .with("limit", count.limit)
+        }
+        RukOutcome::Count(None) => Decision::note("count", "the count stopped".into()),
+        RukOutcome::LowConfidence { number } => low_confidence(number),
+    }
+}
+
+fn low_confidence(number: usize) -> Decision {
+    Decision {
+        move_number: Some(number),
+        ..Decision::note(
+            "low-confidence",
+            format!(
+                "move {number} was read on the likeliest explanation only: another fitted nearly as well"
+            ),
+        )
+    }
+}
+
+/// How much likelier, before looking, a Mak-hos square the game is played on holds a piece
+/// than a square of the other colour: men move and are knocked along diagonals, so a
+/// piece on a light square takes a clear sighting, while the square reader's commonest
+/// slip is a light square beside a bright man read as a piece.
+const OFF_PLAY_ODDS: f32 = 0.05;
+
+/// The sighting with what the rules know of the board before looking: in Mak-hos, pieces
+/// stand on the dark squares only (HOS 1.1).
+fn with_rules_prior(game: EightGame, settled: &Settled8) -> Settled8 {
+    if game != EightGame::Makhos {
+        return settled.clone();
+    }
+    let mut prior = settled.clone();
+    for (index, p) in prior.squares.iter_mut().enumerate() {
+        let (row, col) = (index / 8, index % 8);
+        if makhos::Square::at(row, col).is_some() {
+            continue;
+        }
+        let total = p[0] + OFF_PLAY_ODDS * (p[1] + p[2]);
+        *p = [p[0], OFF_PLAY_ODDS * p[1], OFF_PLAY_ODDS * p[2]].map(|v| v / total.max(1e-6));
+        let call = (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0);
+        prior.occupancy.set(
+            row,
+            col,
+            match call {
+                1 => Some(Color::Black),
+                2 => Some(Color::White),
+                _ => None,
+            },
+        );
+    }
+    prior
+}
+
+/// The grid whose points are the squares' middles, for the evidence pictures' circles.
+fn square_centres(corners: &BoardGeometry) -> Option<BoardGeometry> {
+    let last = (corners.size - 1) as f64 - 0.5;
+    BoardGeometry::from_corners(
+        corners.size - 1,
+        [
+            corners.to_image(0.5, 0.5),
+            corners.to_image(last, 0.5),
+            corners.to_image(last, last),
+            corners.to_image(0.5, last),
+        ],
+    )
+}
+
+/// An 8×8 recording: the tracker, the stage, and everything written.
+pub(super) struct EightRecording {
+    game: EightGame,
+    log: EventLog,
+    out: PathBuf,
+    tracker: EightTracker,
+    stage: Option<Stage8>,
+    first: Color,
+    /// Whether `--first` named the side that moves first; else, in Mak-hos, where it is
+    /// decided by lot (HOS 1.1), the first move tells.
+    first_given: bool,
+    /// A frame-by-frame account on stderr (`KRADAN_TRACE`), for whoever tunes the tracker.
+    trace: bool,
+    infer: InferOptions,
+    live: bool,
+    /// A hand was over the board since the last position acted on.
+    hand_seen: bool,
+    /// The frame of the last position acted on (reduced for evidence) and its factor.
+    before: Option<(Mat, f64)>,
+    resume_time: Option<f64>,
+    moves: usize,
+    flags: usize,
+    /// Flag ids and the seq of their events, to name them when resolved.
+    flag_seqs: Vec<(u32, u64)>,
+    last_line: String,
+    on_event: Option<EventHook>,
+}
+
+impl EightRecording {
+    pub(super) fn open(
+        options: &super::RecordOptions,
+        game: EightGame,
+        kind: SourceKind,
+        description: String,
+        tracker_options: TrackerOptions,
+    ) -> Result<EightRecording, RecorderError> {
+        let first = options.first.unwrap_or(Color::White);
+        let mut detail = Map::new();
+        detail.insert("game".into(), json!(game));
+        detail.insert("source".into(), options.source.clone().into());
+        detail.insert("source_description".into(), description.into());
+        detail.insert("first".into(), color_name(first).into());
+        let (log, earlier) = if options.resume {
+            let (log, resumed) = EventLog::resume(&options.out, detail)?;
+            (log, Some(resumed.events))
+        } else {
+            (EventLog::create(&options.out, detail)?, None)
+        };
+        let stills = kind == SourceKind::Stills;
+        let mut recording = EightRecording {
+            game,
+            log,
+            out: options.out.clone(),
+            tracker: EightTracker::new(game, tracker_options),
+            stage: None,
+            first,
+            first_given: options.first.is_some() || options.resume,
+            trace: std::env::var_os("KRADAN_TRACE").is_some(),
+            infer: InferOptions {
+                stills,
+                ..InferOptions::default()
+            },
+            live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
+            hand_seen: false,
+            before: None,
+            resume_time: None,
+            moves: 0,
+            flags: 0,
+            flag_seqs: Vec::new(),
+            last_line: String::new(),
+            on_event: None,
+        };
+        if let Some(events) = earlier {
+            recording.restore(&events)?;
+        }
+        Ok(recording)
+    }
+
+    /// Rebuilds the game from the events of the record being continued: the moves that
+    /// stand (a number given again replaces the earlier one) replayed from the start.
+    fn restore(&mut self, events: &[Event]) -> Result<(), RecorderError> {
+        let Some(start_index) = events.iter().rposition(|e| is_note(e, "game-start")) else {
+            return Ok(());
+        };
+        let start = &events[start_index];
+        let first = start
+            .detail
+            .get("first")
+            .and_then(Value::as_str)
+            .and_then(color_from_name)
+            .unwrap_or(self.first);
+        self.first = first;
+        let mut standing: Vec<&Event> = Vec::new();
+        for event in events {
+            if let Some(time) = event.video_time {
+                self.resume_time = Some(self.resume_time.map_or(time, |t: f64| t.max(time)));
+            }
+            match event.kind {
+                Kind::Flag => {
+                    self.flags += 1;
+                    if let Some(id) = event.detail.get("flag_id").and_then(Value::as_u64) {
+                        self.flag_seqs.push((id as u32, event.seq));
+                    }
+                }
+                Kind::Move if event.seq > start.seq => {
+                    let number = event.move_number.unwrap_or(0) as usize;
+                    standing.truncate(number.saturating_sub(1));
+                    standing.push(event);
+                }
+                Kind::Note if event.seq > start.seq && is_note(event, "taken-back") => {
+                    let number = event.move_number.unwrap_or(0) as usize;
+                    standing.truncate(number.saturating_sub(1));
+                }
+                _ => {}
+            }
+        }
+        let next_flag_id = self
+            .flag_seqs
+            .iter()
+            .map(|&(id, _)| id + 1)
+            .max()
+            .unwrap_or(1);
+        let unreadable = |event: &Event| {
+            RecorderError::BadOptions(format!(
+                "--resume: move {} ({}) of the record does not replay from the position before it",
+                event.move_number.unwrap_or(0),
+                event.notation.as_deref().unwrap_or("?")
+            ))
+        };
+        let stage = match self.game {
+            EightGame::Makhos => {
+                let men = match start.detail.get("men").and_then(Value::as_u64) {
+                    Some(12) => Men::Twelve,
+                    _ => Men::Eight,
+                };
+                let start = makhos::Position::start(men, first);
+                let mut inference = MakhosInference::new(start, self.infer.clone());
+                let mut view = PdnView::new(start);
+                for (index, event) in standing.iter().enumerate() {
+                    let written = event.notation.as_deref().unwrap_or("");
+                    let mut found = None;
+                    inference.position().for_each_move(|mv, class| {
+                        if found.is_none() && makhos::WrittenMove::from(mv).to_string() == written {
+                            found = Some((*mv, class));
+                        }
+                    });
+                    let (mv, class) = found.ok_or_else(|| unreadable(event))?;
+                    view.set_move(index + 1, makhos::WrittenMove::from(&mv), event.video_time);
+                    inference.replay(mv, class, event.video_time.unwrap_or(0.0));
+                }
+                Stage8::Makhos {
+                    inference: inference.with_next_flag_id(next_flag_id),
+                    view,
+                }
+            }
+            EightGame::Makruk => {
+                let mut start = makruk::Position::start();
+                if start.turn() != first {
+                    start = start.with_turn(first);
+                }
+                let mut inference = MakrukInference::new(start.clone(), self.infer.clone());
+                let mut view = PgnView::new(start);
+                for (index, event) in standing.iter().enumerate() {
+                    let san = event.notation.as_deref().unwrap_or("");
+                    let position = inference.position().clone();
+                    let mv =
+                        makruk::san::parse_san(&position, san).map_err(|_| unreadable(event))?;
+                    view.set_move(index + 1, position.turn(), san, event.video_time);
+                    inference.replay(mv, event.video_time.unwrap_or(0.0));
+                }
+                Stage8::Makruk {
+                    inference: inference.with_next_flag_id(next_flag_id),
+                    view,
+                }
+            }
+        };
+        self.moves = standing.len();
+        self.tracker.assume_settled(stage.board());
+        self.stage = Some(stage);
+        self.write_record()
+    }
+
+    fn video_time(&self, time: f64) -> Option<f64> {
+        (!self.live).then_some(time)
+    }
+
+    fn append(&mut self, event: Event) -> Result<u64, RecorderError> {
+        let written = self.log.append(event)?;
+        let seq = written.seq;
+        if let Some(on_event) = self.on_event.as_mut() {
+            on_event(written);
+        }
+        Ok(seq)
+    }
+
+    fn write_record(&self) -> Result<(), RecorderError> {
+        match &self.stage {
+            Some(stage) => {
+                write_atomically(&self.out.join(stage.file_name()), stage.text().as_bytes())
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// A note with the frame as evidence, the board outlined.
+    fn board_note(
+        &mut self,
+        frame: &Frame,
+        note: &str,
+        message: &str,
+        picture: bool,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        on_line(message);
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", note)
+            .with_detail("message", message);
+        event.video_time = self.video_time(frame.time);
+        if picture {
+            let (small, factor) = evidence::reduce(&frame.image)?;
+            let bytes = evidence::annotate(
+                &small,
+                factor,
+                self.tracker.geometry().as_ref(),
+                &[],
+                message,
+            )?;
+            let name = format!("{:06}-{note}.jpg", self.log.next_seq());
+            event = event.with_evidence(self.log.write_evidence(&name, &bytes)?);
+        }
+        self.append(event)?;
+        Ok(())
+    }
+
+    fn track_events(
+        &mut self,
+        report: &Report8,
+        frame: &Frame,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        for event in &report.events {
+            match event {
+                TrackEvent::Found { corners, how } => self.board_note(
+                    frame,
+                    "board-found",
+                    &format!(
+                        "8×8 board found by {how}; corners {}",
+                        format_corners(corners)
+                    ),
+                    true,
+                    on_line,
+                )?,
+                TrackEvent::Lost { reason } => self.board_note(
+                    frame,
+                    "board-lost",
+                    &format!("board lost: {reason}"),
+                    false,
+                    on_line,
+                )?,
+                TrackEvent::Relocated {
+                    corners,
+                    quarter_turns,
+                    agreement,
+                    shift_pixels,
+                } => self.board_note(
+                    frame,
+                    "relocated",
+                    &format!(
+                        "the board moved in the picture by up to {shift_pixels:.0} px and was found again; \
+                         turned {quarter_turns} quarter(s) to match the recorded position, which {:.1} % of squares agree with; corners {}",
+                        agreement * 100.0,
+                        format_corners(corners)
+                    ),
+                    true,
+                    on_line,
+                )?,
+                TrackEvent::Renewed => {}
+            }
+        }
+        if let Some(orientation) = &report.oriented {
+            let how = match orientation.source {
+                OrientationSource::StartPosition => "by the start position".to_string(),
+                OrientationSource::ColouringOnly => format!(
+                    "by the board's colouring only (turns {:?} possible; the pieces are not at the start): the first of them is assumed",
+                    orientation.candidates
+                ),
+                OrientationSource::Unknown => {
+                    "by nothing (a plain grid and the pieces not at the start): the picture's own rows are assumed".to_string()
+                }
+            };
+            let message = format!(
+                "the board is turned {} quarter(s) to the game's rows (White at the bottom) {how}",
+                orientation.quarters.unwrap_or(0)
+            );
+            on_line(&message);
+            let mut event = Event::new(Kind::Note)
+                .with_detail("note", "oriented")
+                .with_detail("message", message.as_str())
+                .with_detail("orientation", json!(orientation));
+            event.video_time = self.video_time(frame.time);
+            self.append(event)?;
+        }
+        Ok(())
+    }
+
+    /// The game starts from the first settled reading: for Mak-hos, with as many men as
+    /// the closer of its two start positions has.
+    fn start_game(&mut self, seen: &Occupancy, time: f64) -> Result<(), RecorderError> {
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", "game-start")
+            .with_detail("game", json!(self.game))
+            .with_detail("first", color_name(self.first));
+        let stage = match self.game {
+            EightGame::Makhos => {
+                let (men, start) = [Men::Eight, Men::Twelve]
+                    .into_iter()
+                    .map(|men| (men, makhos::Position::start(men, self.first)))
+                    .max_by_key(|(_, start)| start.occupancy().agreement(seen))
+                    .expect("two starts");
+                event = event.with_detail(
+                    "men",
+                    match men {
+                        Men::Eight => 8,
+                        Men::Twelve => 12,
+                    },
+                );
+                Stage8::makhos(start, self.infer.clone())
+            }
+            EightGame::Makruk => {
+                let start = makruk::Position::start();
+                let start = if start.turn() == self.first {
+                    start
+                } else {
+                    start.with_turn(self.first)
+                };
+                Stage8::makruk(start, self.infer.clone())
+            }
+        };
+        let board = stage.board();
+        let mismatches = 64 - board.agreement(seen);
+        event = event.with_detail("start_mismatches", mismatches);
+        event
+            .detail
+            .insert("board".into(), json!(board.to_text_rows()));
+        event.video_time = self.video_time(time);
+        self.append(event)?;
+        self.stage = Some(stage);
+        self.write_record()
+    }
+
+    /// Before the first Mak-hos move, when `--first` did not say: the other side, when
+    /// the board shows one of its moves from the start and none of the side assumed. A
+    /// move shows when every square it changes reads as after it and the reading is
+    /// closer to the position after it than to the start (a misread square elsewhere
+    /// stays as misread).
+    fn opening_mover(&self, seen: &Occupancy) -> Option<Color> {
+        let Some(Stage8::Makhos { inference, .. }) = &self.stage else {
+            return None;
+        };
+        if self.first_given || inference.moves_played() > 0 {
+            return None;
+        }
+        let start = inference.position();
+        let before = start.occupancy();
+        let misread = seen.differences(&before).len();
+        let opens = |color: Color| {
+            let mut from = *start;
+            from.set_turn(color);
+            from.legal_moves().iter().any(|mv| {
+                let after = from.play(mv).occupancy();
+                before
+                    .differences(&after)
+                    .iter()
+                    .all(|&[row, col]| seen.get(row, col) == after.get(row, col))
+                    && seen.differences(&after).len() < misread
+            })
+        };
+        let other = self.first.opponent();
+        (opens(other) && !opens(self.first)).then_some(other)
+    }
+
+    fn settled(
+        &mut self,
+        settled: &Settled8,
+        frame: &Frame,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        let settled = &with_rules_prior(self.game, settled);
+        if self.stage.is_none() {
+            self.start_game(&settled.occupancy, settled.since)?;
+        }
+        if let Some(mover) = self.opening_mover(&settled.occupancy) {
+            self.first = mover;
+            self.start_game(&settled.occupancy, settled.since)?;
+        }
+        let video_time = self.video_time(settled.since);
+        let stage = self.stage.as_mut().expect("started above");
+        let before_board = stage.board();
+        let decisions = stage.observe(
+            &Seen8 {
+                squares: &settled.squares,
+                since: settled.since,
+                now: frame.time,
+                hand_seen: self.hand_seen,
+            },
+            video_time,
+        );
+        if decisions.is_empty() {
+            if settled.occupancy == before_board {
+                // Whatever the hand did, it left the board as it was.
+                self.hand_seen = false;
+            }
+            if self.before.is_none() {
+                self.before = Some(evidence::reduce(&frame.image)?);
+            }
+            return Ok(());
+        }
+        let after_board = self.stage.as_ref().expect("started").board();
+        self.write_decisions(
+            &decisions,
+            settled,
+            frame,
+            &before_board,
+            &after_board,
+            on_line,
+        )?;
+        self.hand_seen = false;
+        Ok(())
+    }
+
+    /// Writes one decision: its evidence pair, its events, then the record.
+    fn write_decisions(
+        &mut self,
+        decisions: &[Decision],
+        settled: &Settled8,
+        frame: &Frame,
+        before_board: &Occupancy,
+        after_board: &Occupancy,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        let changed = before_board.differences(&settled.occupancy);
+        // How sure the vote was of the squares that changed: the least of their winning shares.
+        let confidence = changed
+            .iter()
+            .map(|&[row, col]| {
+                settled.squares[row * 8 + col]
+                    .iter()
+                    .copied()
+                    .fold(0.0, f32::max)
+            })
+            .fold(1.0f32, f32::min);
+        let worth_pictures = decisions
+            .iter()
+            .any(|d| matches!(d.kind, Kind::Move | Kind::Flag));
+        let mut pictures = Vec::new();
+        let (after, factor) = evidence::reduce(&frame.image)?;
+        if worth_pictures {
+            let caption = decisions
+                .iter()
+                .filter(|d| matches!(d.kind, Kind::Move | Kind::Flag))
+                .map(|d| d.line.as_str())
+                .collect::<Vec<_>>()
+                .join("; ");
+            let mut marks: Vec<([usize; 2], Mark)> = before_board
+                .differences(after_board)
+                .into_iter()
+                .map(|[row, col]| {
+                    let mark = if after_board.get(row, col).is_some() {
+                        Mark::Placed
+                    } else {
+                        Mark::Lifted
+                    };
+                    ([row, col], mark)
+                })
+                .collect();
+            for decision in decisions.iter().filter(|d| d.kind == Kind::Flag) {
+                marks.extend(decision.points.iter().map(|&p| (p, Mark::Flagged)));
+            }
+            let centres = self.tracker.geometry().as_ref().and_then(square_centres);
+            let seq = self.log.next_seq();
+            if let Some((before, before_factor)) = &self.before {
+                let bytes = evidence::annotate(
+                    before,
+                    *before_factor,
+                    centres.as_ref(),
+                    &marks,
+                    &format!("before: {caption}"),
+                )?;
+                pictures.push(
+                    self.log
+                        .write_evidence(&format!("{seq:06}-before.jpg"), &bytes)?,
+                );
+            }
+            let bytes = evidence::annotate(
+                &after,
+                factor,
+                centres.as_ref(),
+                &marks,
+                &format!("after: {caption}"),
+            )?;
+            pictures.push(
+                self.log
+                    .write_evidence(&format!("{seq:06}-after.jpg"), &bytes)?,
+            );
+        }
+        self.before = Some((after, factor));
+        let rules_rows = self
+            .stage
+            .as_ref()
+            .map(Stage8::rules_rows)
+            .unwrap_or_default();
+        for decision in decisions {
+            let mut event = Event::new(decision.kind).with_points(decision.points.iter().copied());
+            event.move_number = decision.move_number.map(|n| n as u32);
+            event.color = decision.color;
+            event.notation = decision.notation.clone();
+            event.rules = decision.rules.iter().map(Article::to_string).collect();
+            event.penalties = decision.penalties.iter().map(Penalty::to_string).collect();
+            event.detail = decision.detail.clone();
+            if let Some(note) = decision.note {
+                event.detail.insert("note".into(), note.into());
+                event
+                    .detail
+                    .entry("message")
+                    .or_insert_with(|| decision.line.clone().into());
+            }
+            if matches!(decision.kind, Kind::Move | Kind::Flag) {
+                event.confidence = Some(f64::from(confidence));
+                event.evidence = pictures.clone();
+            }
+            if decision.kind == Kind::Resolved
+                && let Some(&(_, seq)) = self
+                    .flag_seqs
+                    .iter()
+                    .find(|(id, _)| Some(*id) == decision.flag_id)
+            {
+                event.detail.insert("resolves".into(), seq.into());
+            }
+            event
+                .detail
+                .insert("board".into(), json!(after_board.to_text_rows()));
+            event.detail.insert("rules_board".into(), json!(rules_rows));
+            event.video_time = self.video_time(settled.since);
+            let seq = self.append(event)?;
+            match decision.kind {
+                Kind::Move => self.moves = decision.move_number.unwrap_or(self.moves + 1),
+                Kind::Flag => {
+                    self.flags += 1;
+                    if let Some(id) = decision.flag_id {
+                        self.flag_seqs.push((id, seq));
+                    }
+                }
+                _ if decision.note == Some("taken-back") => {
+                    self.moves = decision.move_number.map_or(self.moves, |n| n - 1);
+                }
+                _ => {}
+            }
+            self.last_line = decision.line.clone();
+            on_line(&decision.line);
+        }
+        self.write_record()
+    }
+}
+
+fn is_note(event: &Event, note: &str) -> bool {
+    event.kind == Kind::Note && event.detail.get("note").and_then(Value::as_str) == Some(note)
+}
+
+impl Recording for EightRecording {
+    fn set_on_event(&mut self, on_event: Option<EventHook>) {
+        self.on_event = on_event;
+        if let (Some(on_event), Some(last)) = (self.on_event.as_mut(), self.log.last()) {
+            on_event(last);
+        }
+    }
+
+    fn resume_time(&self) -> Option<f64> {
+        self.resume_time
+    }
+
+    fn started(&self) -> bool {
+        self.stage.is_some()
+    }
+
+    fn progress(&self) -> (usize, usize, &str) {
+        (self.moves, self.flags, &self.last_line)
+    }
+
+    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", note)
+            .with_detail("message", message);
+        event.video_time = self.video_time(time);
+        self.append(event)?;
+        Ok(())
+    }
+
+    fn take_actions(
+        &mut self,
+        actions: &mpsc::Receiver<ActionRequest>,
+        _on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        for request in actions.try_iter() {
+            let _ = request.reply.send(Err(RecorderError::BadOptions(
+                "a referee's actions are for Go games; an 8×8 game takes none yet".into(),
+            )));
+        }
+        Ok(())
+    }
+
+    fn give_geometry(
+        &mut self,
+        _calibration: &crate::geometry::calibration::Calibration,
+        _width: i32,
+        _height: i32,
+    ) {
+        // The 8×8 board is always found by the locator: a calibration's corners are Go's.
+    }
+
+    fn look(&mut self, frame: &Frame, on_line: &mut dyn FnMut(&str)) -> Result<(), RecorderError> {
+        let report = self
+            .tracker
+            .analyse(&frame.image, frame.time, frame.index)?;
+        if self.trace {
+            let differences = match (&report.settled, &self.stage) {
+                (Some(settled), Some(stage)) => stage
+                    .board()
+                    .differences(&settled.occupancy)
+                    .iter()
+                    .map(|&[row, col]| {
+                        format!(
+                            "{}{}{}",
+                            char::from(b'a' + col as u8),
+                            8 - row,
+                            settled.occupancy.get(row, col).map_or('.', |c| c.letter())
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(","),
+                _ => "-".into(),
+            };
+            eprintln!(
+                "{:8.2} {:?} settled={} differences={differences}",
+                frame.time,
+                report.view,
+                report.settled.as_ref().map_or(0, |s| s.frames),
+            );
+        }
+        self.track_events(&report, frame, on_line)?;
+        if matches!(report.view, View::Moving { .. } | View::Covered { .. }) {
+            self.hand_seen = true;
+        }
+        if let Some(settled) = &report.settled {
+            self.settled(settled, frame, on_line)?;
+        }
+        Ok(())
+    }
+
+    fn finish(
+        &mut self,
+        time: f64,
+        broken: Option<&str>,
+        summary: &mut Summary,
+    ) -> Result<(), RecorderError> {
+        if let Some(reason) = broken {
+            self.note(
+                time,
+                "source-broken",
+                &format!("the source broke: {reason}; everything before was recorded"),
+            )?;
+        }
+        if let Some(stage) = &self.stage {
+            summary.final_rows = stage.board().to_text_rows();
+            let rules_rows = stage.rules_rows();
+            let mut event = Event::new(Kind::Note)
+                .with_detail("note", "final-position")
+                .with_detail("message", "the position at the end of the footage");
+            event.video_time = self.video_time(time);
+            event.detail.insert("rules_board".into(), json!(rules_rows));
+            event
+                .detail
+                .insert("board".into(), json!(summary.final_rows));
+            self.append(event)?;
+        }
+        let mut end = Event::new(Kind::SessionEnd)
+            .with_detail("moves", self.moves)
+            .with_detail("flags", self.flags);
+        end.video_time = self.video_time(time);
+        self.append(end)?;
+        summary.moves = self.moves;
+        summary.flags = self.flags;
+        Ok(())
+    }
+
+    fn no_board(&self, source: &str, frames: u64) -> Result<RecorderError, RecorderError> {
+        Ok(RecorderError::NoBoard {
+            input: source.to_string(),
+            frames,
+        })
+    }
+}

@@ -1,0 +1,547 @@
+//! Following an 8×8 board (Mak-hos, Makruk) through a stream of frames: the same stages as
+//! the Go tracker ([`super::Tracker`]), with the lattice's roles turned round.
+//!
+//! The board is found by [`eight::locate`] as a lattice of 9 lines whose points are the
+//! squares' corners, and turned to the game's rows by the start position (White at the
+//! bottom, [`eight::orientation`]; on a checkered Mak-hos board the single corner on each
+//! player's left, HOS-SCHOOL 3.1, leaves two turns). Pieces stand in the middles of the
+//! squares, so a hand is told where they do not stand: the squares' corners, the ring half
+//! a square beyond the edges and the rim ([`Samples::moved_off_squares`]). A tall Makruk
+//! piece leans away from the camera over the corners behind it, so a corner counts as
+//! explained by a changed square up to one square further for figures than for discs.
+//! Clear frames are read square by square ([`squares::read_rectified`]) and vote with
+//! fading weights ([`Run`]); a reading that held for the settle window is reported with
+//! its per-square probabilities of empty, dark and light, which is what the inference
+//! weighs against the legal moves.
+
+use super::samples::Samples;
+use super::{
+    COVER_CHROMA, COVER_GAPS, COVER_RATIO, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD,
+    RELOCATE_AFTER, RETRY_EVERY, Run, STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of,
+    turned_cells,
+};
+use crate::detect_eight::pieces_of;
+use crate::games::Occupancy;
+use crate::geometry::BoardGeometry;
+use crate::geometry::eight::{self, EightBoard, EightGame, LINES, Orientation, SQUARES, Surface};
+use crate::reading::eight::{self as squares, CELL, Pieces};
+use opencv::core::Mat;
+use opencv::imgproc;
+use opencv::prelude::*;
+
+/// A reading that held on every clear frame for the settle window, in the game's rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settled8 {
+    /// 64 squares row by row, each the voted probabilities of `[empty, dark, light]`.
+    pub squares: Vec<[f32; 3]>,
+    pub occupancy: Occupancy,
+    /// Source time and frame index since which the vote has had this outcome.
+    pub since: f64,
+    pub since_index: u64,
+    pub frames: usize,
+}
+
+/// The tracker's answer for one frame.
+#[derive(Clone, Debug)]
+pub struct Report8 {
+    pub time: f64,
+    pub index: u64,
+    pub view: View,
+    pub events: Vec<TrackEvent>,
+    /// How the board was turned to the game's rows, once, when it was first decided.
+    pub oriented: Option<Orientation>,
+    pub settled: Option<Settled8>,
+}
+
+struct Lock8 {
+    /// In the image's order (row 0 nearest the top of the picture).
+    board: EightBoard,
+    /// Clockwise quarter turns from the image's rows to the game's, once known.
+    quarter_turns: Option<usize>,
+    shifts: Vec<[f64; 2]>,
+    /// How clearly the lattice showed when the board was found.
+    contrast: f64,
+    /// The view the last settled reading was taken on, and that reading (image order).
+    reference: Option<(Samples, Occupancy)>,
+    previous: Option<Samples>,
+    still_since: Option<f64>,
+    off_since: Option<f64>,
+}
+
+/// Follows one 8×8 board of `game` through a stream of frames.
+pub struct EightTracker {
+    game: EightGame,
+    pieces: Pieces,
+    options: TrackerOptions,
+    lock: Option<Lock8>,
+    run: Option<Run>,
+    /// The last settled reading in the game's rows, to turn a re-found board the same way.
+    last_settled: Option<Occupancy>,
+    /// The turn kept from the board's last lock, for a board found again with nothing
+    /// settled to match.
+    last_turns: Option<usize>,
+    next_attempt: f64,
+    lost_reported: bool,
+}
+
+impl EightTracker {
+    /// `options.size` and `options.geometry` are Go's and not used.
+    pub fn new(game: EightGame, options: TrackerOptions) -> EightTracker {
+        EightTracker {
+            game,
+            pieces: pieces_of(game),
+            options,
+            lock: None,
+            run: None,
+            last_settled: None,
+            last_turns: None,
+            next_attempt: f64::NEG_INFINITY,
+            lost_reported: false,
+        }
+    }
+
+    /// Starts from a known position in the game's rows (a resumed record): the board found
+    /// is turned to match it rather than to the start position.
+    pub fn assume_settled(&mut self, occupancy: Occupancy) {
+        self.last_settled = Some(occupancy);
+    }
+
+    /// The squares' corners in the picture, in the game's rows (corner 1 at the game's
+    /// square (0, 0)), once the board is found and turned.
+    pub fn geometry(&self) -> Option<BoardGeometry> {
+        let lock = self.lock.as_ref()?;
+        Some(super::turned_geometry(
+            &lock.board.geometry,
+            lock.quarter_turns.unwrap_or(0),
+        ))
+    }
+
+    /// Analyses one frame (BGR).
+    pub fn analyse(&mut self, image: &Mat, time: f64, index: u64) -> opencv::Result<Report8> {
+        let mut report = Report8 {
+            time,
+            index,
+            view: View::NoBoard,
+            events: Vec::new(),
+            oriented: None,
+            settled: None,
+        };
+        if self.lock.is_none() {
+            if time < self.next_attempt {
+                return Ok(report);
+            }
+            self.next_attempt = time + RETRY_EVERY;
+            if !self.find(image, &mut report, None)? {
+                return Ok(report);
+            }
+        }
+        let (rectified, samples) = {
+            let lock = self.lock.as_ref().expect("locked above");
+            let rectified = crate::reading::rectify(image, &lock.board.geometry, CELL)?;
+            let samples = Samples::measure(&rectified, LINES, CELL)?;
+            (rectified, samples)
+        };
+
+        let lock = self.lock.as_mut().expect("locked");
+        let moved = match (&lock.previous, self.options.stills) {
+            (Some(previous), false) => samples.moved_off_squares(previous, MOTION_THRESHOLD),
+            _ => 0,
+        };
+        lock.previous = Some(samples.clone());
+        if moved >= MOTION_GAPS {
+            lock.still_since = None;
+            lock.off_since = None;
+            report.view = View::Moving { gaps: moved };
+            self.run = None;
+            return Ok(report);
+        }
+        let still_since = *lock.still_since.get_or_insert(time);
+
+        // Still. Does the lattice still sit on the board?
+        let misaligned =
+            lattice_contrast(&rectified, lock.board.surface)? < MISALIGNED * lock.contrast;
+        if misaligned && !self.options.stills {
+            let off_since = *lock.off_since.get_or_insert(time);
+            self.run = None;
+            if time - off_since >= RELOCATE_AFTER {
+                self.refind(image, &mut report)?;
+            } else {
+                report.view = View::Covered {
+                    gaps: samples.points.len(),
+                };
+            }
+            return Ok(report);
+        }
+        lock.off_since = None;
+
+        let observation =
+            squares::read_rectified(&rectified, &lock.board, self.pieces, &lock.shifts)?;
+        let reading = observation.occupancy();
+        let cover = match &lock.reference {
+            Some((reference, reference_reading)) => unexplained_corners(
+                &samples,
+                reference,
+                &reading,
+                reference_reading,
+                self.pieces,
+            ),
+            None => 0,
+        };
+        if cover >= COVER_GAPS && time - still_since < STILL_TRUST && !self.options.stills {
+            report.view = View::Covered { gaps: cover };
+            self.run = None;
+            return Ok(report);
+        }
+        let renew = cover >= COVER_GAPS;
+        report.view = View::Clear;
+
+        let probabilities: Vec<[f32; 3]> =
+            observation.cells.iter().map(|c| c.probabilities).collect();
+        let carried = self.run.take().filter(|_| !self.options.stills);
+        let mut run = carried.unwrap_or_else(|| Run::begin(SQUARES, time, index));
+        run.vote(SQUARES, &probabilities, time, index);
+        if run.has_settled(&self.options, time) {
+            let turns = match lock.quarter_turns {
+                Some(turns) => turns,
+                None => {
+                    let orientation = self.orient(run.occupancy());
+                    let turns = orientation.quarters.unwrap_or(0);
+                    report.oriented = Some(orientation);
+                    turns
+                }
+            };
+            let lock = self.lock.as_mut().expect("locked");
+            lock.quarter_turns = Some(turns);
+            self.last_turns = Some(turns);
+            let occupancy = run.occupancy().turned(turns);
+            let (since, since_index) = run.state_since();
+            report.settled = Some(Settled8 {
+                squares: turned_cells(run.shares(), SQUARES, turns),
+                occupancy: occupancy.clone(),
+                since,
+                since_index,
+                frames: run.frames(),
+            });
+            let is_new = self.last_settled.as_ref() != Some(&occupancy);
+            if is_new || lock.reference.is_none() || renew {
+                if renew && !is_new {
+                    report.events.push(TrackEvent::Renewed);
+                }
+                lock.reference = Some((samples, run.occupancy().clone()));
+            }
+            self.last_settled = Some(occupancy);
+        }
+        self.run = Some(run);
+        Ok(report)
+    }
+
+    /// The turn to the game's rows for a first settled reading (image order): the start
+    /// position's, else the first the colouring allows, else none.
+    fn orient(&self, reading: &Occupancy) -> Orientation {
+        let lock = self.lock.as_ref().expect("locked");
+        if let Some(settled) = &self.last_settled {
+            // A resumed game: the recorded position decides, as after a bump.
+            let (turns, _) = best_turn_of(reading, settled);
+            let mut orientation = eight::orientation(&lock.board, self.game, reading);
+            orientation.quarters = Some(turns);
+            return orientation;
+        }
+        let mut orientation = eight::orientation(&lock.board, self.game, reading);
+        if orientation.quarters.is_none() {
+            orientation.quarters = self.last_turns.or(orientation.candidates.first().copied());
+        }
+        orientation
+    }
+
+    /// Looks for the board. True when found; `old` is the lock a bump ended.
+    fn find(
+        &mut self,
+        image: &Mat,
+        report: &mut Report8,
+        old: Option<&Lock8>,
+    ) -> opencv::Result<bool> {
+        let Some(board) = eight::locate(image)?.board else {
+            if !self.lost_reported {
+                self.lost_reported = true;
+                report.events.push(TrackEvent::Lost {
+                    reason: match old {
+                        Some(_) => "the board moved in the picture and was not found again",
+                        None => "no 8×8 board in view",
+                    }
+                    .into(),
+                });
+            }
+            return Ok(false);
+        };
+        self.lost_reported = false;
+        let rectified = crate::reading::rectify(image, &board.geometry, CELL)?;
+        let contrast = lattice_contrast(&rectified, board.surface)?;
+        let shifts = squares::body_shifts(
+            &board.geometry,
+            f64::from(image.cols()),
+            f64::from(image.rows()),
+            self.pieces.body_height(),
+        );
+        let mut lock = Lock8 {
+            board,
+            quarter_turns: None,
+            shifts,
+            contrast,
+            reference: None,
+            previous: None,
+            still_since: None,
+            off_since: None,
+        };
+        match &self.last_settled {
+            Some(settled) => {
+                let reading =
+                    squares::read_rectified(&rectified, &lock.board, self.pieces, &lock.shifts)?
+                        .occupancy();
+                let (turns, agreement) = best_turn_of(&reading, settled);
+                lock.quarter_turns = Some(turns);
+                let corners = super::turned_geometry(&lock.board.geometry, turns).corners();
+                let shift_pixels = old.map_or(0.0, |old| {
+                    old.board
+                        .geometry
+                        .corners()
+                        .iter()
+                        .zip(lock.board.geometry.corners())
+                        .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
+                        .fold(0.0, f64::max)
+                });
+                report.events.push(TrackEvent::Relocated {
+                    corners,
+                    quarter_turns: turns,
+                    agreement,
+                    shift_pixels,
+                });
+            }
+            None => {
+                lock.quarter_turns = old.and_then(|old| old.quarter_turns);
+                report.events.push(TrackEvent::Found {
+                    corners: lock.board.geometry.corners(),
+                    how: match lock.board.surface {
+                        Surface::Checkered => "its squares' edges".into(),
+                        Surface::Grid => "its drawn lines".into(),
+                    },
+                });
+            }
+        }
+        self.lock = Some(lock);
+        Ok(true)
+    }
+
+    /// The lattice stopped fitting a still view: find the board again, or report it lost.
+    fn refind(&mut self, image: &Mat, report: &mut Report8) -> opencv::Result<()> {
+        let old = self.lock.take().expect("called while locked");
+        self.next_attempt = report.time + RETRY_EVERY;
+        self.lost_reported = false;
+        self.find(image, report, Some(&old))?;
+        Ok(())
+    }
+}
+
+/// Square corners that changed against the reference view with no square within reach
+/// read differently: what a piece cannot do. A disc reaches none of its square's corners;
+/// a figure leans over the squares beside it.
+fn unexplained_corners(
+    samples: &Samples,
+    reference: &Samples,
+    reading: &Occupancy,
+    reference_reading: &Occupancy,
+    pieces: Pieces,
+) -> usize {
+    let changed = samples.points_changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    let reach = match pieces {
+        Pieces::Discs => 0,
+        Pieces::Figures => 1,
+    };
+    let differences = reading.differences(reference_reading);
+    changed
+        .iter()
+        .enumerate()
+        .filter(|&(point, &c)| {
+            let (pc, pr) = ((point % LINES) as i64, (point / LINES) as i64);
+            // The squares a corner touches are rows pr−1..pr and columns pc−1..pc.
+            c && !differences.iter().any(|&[row, col]| {
+                let (row, col) = (row as i64, col as i64);
+                row >= pr - 1 - reach
+                    && row <= pr + reach
+                    && col >= pc - 1 - reach
+                    && col <= pc + reach
+            })
+        })
+        .count()
+}
+
+/// How clearly the lattice sits on the board in a rectified view: for a plain grid the
+/// contrast of its drawn lines ([`super::alignment`]); for a checkered board the median,
+/// over the inner corners, of how far the two diagonal pairs of squares around each corner
+/// differ in grey, sampled close to the corner where pieces do not reach. Either falls to
+/// near nothing when the lattice is off the board by half a square.
+fn lattice_contrast(rectified: &Mat, surface: Surface) -> opencv::Result<f64> {
+    if surface == Surface::Grid {
+        return super::alignment(rectified, LINES, CELL);
+    }
+    let mut gray = Mat::default();
+    imgproc::cvt_color_def(rectified, &mut gray, imgproc::COLOR_BGR2GRAY)?;
+    let step = gray.step1(0)?;
+    let data = gray.data_bytes()?;
+    let at = |x: i32, y: i32| f64::from(data[y as usize * step + x as usize]);
+    let offset = (CELL / 6).max(2);
+    let mut contrasts = Vec::with_capacity((LINES - 2) * (LINES - 2));
+    for row in 1..LINES - 1 {
+        for col in 1..LINES - 1 {
+            let (x, y) = ((col as i32 + 1) * CELL, (row as i32 + 1) * CELL);
+            let falling = at(x - offset, y - offset) + at(x + offset, y + offset);
+            let rising = at(x + offset, y - offset) + at(x - offset, y + offset);
+            contrasts.push((falling - rising).abs() / 2.0);
+        }
+    }
+    let middle = contrasts.len() / 2;
+    contrasts.select_nth_unstable_by(middle, f64::total_cmp);
+    Ok(contrasts[middle])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Color, makhos};
+    use crate::render::scene::{Layout, SceneRequest, Shape, Style};
+    use crate::render::script;
+    use opencv::core::{Point, Scalar};
+
+    /// A still of the Mak-hos start (8 men a side), White at the picture's bottom.
+    fn still(seed: u64) -> (Mat, Occupancy) {
+        let start = makhos::Position::start(makhos::Men::Eight, Color::White).occupancy();
+        let mut pieces = Vec::new();
+        for row in 0..8 {
+            for col in 0..8 {
+                if let Some(color) = start.get(row, col) {
+                    pieces.push(script::Piece {
+                        id: pieces.len() as u32 + 1,
+                        color,
+                        shape: Shape::Man,
+                        cell: [col as f64, row as f64],
+                    });
+                }
+            }
+        }
+        let request = SceneRequest {
+            resolution: Some((640, 480)),
+            fps: Some(10.0),
+            tilt: Some(10.0),
+        };
+        let picture = crate::render::snapshot(
+            Layout::Checkered,
+            &script::Board { pieces },
+            seed,
+            Style::Clean,
+            &request,
+        )
+        .expect("renders")
+        .0;
+        (picture, start)
+    }
+
+    fn tracker() -> EightTracker {
+        EightTracker::new(EightGame::Makhos, TrackerOptions::default())
+    }
+
+    #[test]
+    fn a_still_board_settles_in_the_games_rows_and_a_hand_over_it_is_no_evidence() {
+        let (frame, start) = still(3);
+        let mut tracker = tracker();
+        let mut settled = None;
+        let mut oriented = None;
+        for i in 0..4 {
+            let report = tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+            if i == 0 {
+                assert!(
+                    matches!(report.events.as_slice(), [TrackEvent::Found { .. }]),
+                    "{:?}",
+                    report.events
+                );
+            }
+            oriented = report.oriented.or(oriented);
+            settled = report.settled.or(settled);
+        }
+        let settled = settled.expect("settled after 0.3 s of the same view");
+        // Every man where the start has it, White at the bottom. (The square reader takes
+        // a few light squares beside the bright men for pieces in this picture: the rules
+        // stage, not the tracker, knows no man stands there.)
+        for row in 0..8 {
+            for col in 0..8 {
+                if start.get(row, col).is_some() {
+                    assert_eq!(settled.occupancy.get(row, col), start.get(row, col));
+                }
+            }
+        }
+        assert_eq!(
+            oriented.expect("oriented").source,
+            eight::OrientationSource::StartPosition
+        );
+        assert_eq!(settled.squares.len(), 64);
+        let white_square = settled.squares[7 * 8];
+        assert!(white_square[2] > 0.5, "{white_square:?}");
+
+        // An arm reaches over the board from the picture's edge.
+        let geometry = tracker.geometry().unwrap();
+        let [x, y] = geometry.to_image(4.0, 4.0);
+        let mut covered = frame.clone();
+        imgproc::line(
+            &mut covered,
+            Point::new(x as i32, y as i32),
+            Point::new(x as i32 + 400, 479),
+            Scalar::new(90.0, 120.0, 200.0, 0.0),
+            40,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let report = tracker.analyse(&covered, 0.4, 4).unwrap();
+        assert!(
+            matches!(report.view, View::Moving { .. }),
+            "{:?}",
+            report.view
+        );
+        assert!(report.settled.is_none());
+        // Held still, it is a cover, still no evidence.
+        let report = tracker.analyse(&covered, 0.5, 5).unwrap();
+        assert!(
+            matches!(report.view, View::Covered { .. }),
+            "{:?}",
+            report.view
+        );
+        assert!(report.settled.is_none());
+        // Gone again: the same position settles again.
+        let mut again = None;
+        for i in 6..10 {
+            again = tracker
+                .analyse(&frame, i as f64 * 0.1, i)
+                .unwrap()
+                .settled
+                .or(again);
+        }
+        assert_eq!(again.expect("settled again").occupancy, settled.occupancy);
+    }
+
+    #[test]
+    fn a_board_seen_from_the_other_side_is_turned_to_the_games_rows() {
+        let (frame, start) = still(5);
+        let mut turned = Mat::default();
+        opencv::core::rotate(&frame, &mut turned, opencv::core::ROTATE_180).unwrap();
+        let mut tracker = tracker();
+        let mut settled = None;
+        for i in 0..4 {
+            settled = tracker
+                .analyse(&turned, i as f64 * 0.1, i)
+                .unwrap()
+                .settled
+                .or(settled);
+        }
+        let settled = settled.expect("settled");
+        assert_eq!(settled.occupancy, start);
+        assert_eq!(settled.occupancy.get(7, 0), Some(Color::White));
+    }
+}
