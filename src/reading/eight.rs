@@ -261,7 +261,7 @@ impl SquareMeasures {
         let split = lightness_split(&self.bodies, &occupied, &self.board_lightness);
         let cells = (0..SQUARES * SQUARES)
             .map(|i| {
-                let light = logistic((self.bodies[i][0] - split.threshold) / split.width);
+                let light = split.light(self.bodies[i]);
                 let p = occupied[i];
                 CellReading::from_probabilities(
                     [1.0 - p, p * (1.0 - light), p * light].map(|v| v as f32),
@@ -310,61 +310,118 @@ const LOOK_LIGHTNESS_OFFSET: f64 = 4.0;
 const LOOK_CHROMA_OFFSET: f64 = 3.0;
 const LOOK_HUE_OFFSET: f64 = 4.0;
 
-/// Where dark pieces end and light ones begin, in Lab lightness (0–255).
-struct Split {
-    threshold: f64,
-    width: f64,
+/// How dark pieces are told from light ones.
+enum Split {
+    /// By Lab lightness (0–255): below `threshold` dark.
+    Lightness { threshold: f64, width: f64 },
+    /// By colour, nearer one side's centre than the other's (Lab, hue weighted as in
+    /// [`hue_weighted`]): two sides of about the same lightness, red men against grey.
+    Colour {
+        dark: [f64; 3],
+        light: [f64; 3],
+        width: f64,
+    },
+}
+
+impl Split {
+    /// The probability that a piece of this body colour is a light one.
+    fn light(&self, body: [f64; 3]) -> f64 {
+        match *self {
+            Split::Lightness { threshold, width } => logistic((body[0] - threshold) / width),
+            Split::Colour { dark, light, width } => {
+                let body = hue_weighted(body);
+                logistic((distance(body, dark) - distance(body, light)) / width)
+            }
+        }
+    }
 }
 
 /// Two groups of the occupied squares' lightness (two-means) when they are clearly
-/// apart: both sides' pieces are on the board in almost every game. Else, with one group
-/// only, the middle of the board's own lightness: light pieces are lighter than dark
-/// squares and dark pieces darker than light ones.
+/// apart: both sides' pieces are on the board in almost every game. Else two groups of
+/// their colour, when those are apart (sides of one lightness in different hues), the
+/// darker group the dark side. Else, with one group only, the middle of the board's own
+/// lightness: light pieces are lighter than dark squares and dark pieces darker than
+/// light ones.
 fn lightness_split(bodies: &[[f64; 3]], occupied: &[f64], board_lightness: &[f64]) -> Split {
-    let values: Vec<f64> = bodies
+    let pieces: Vec<[f64; 3]> = bodies
         .iter()
         .zip(occupied)
         .filter(|(_, p)| **p > 0.5)
-        .map(|(b, _)| b[0])
+        .map(|(b, _)| *b)
         .collect();
-    let lo = board_lightness.iter().copied().fold(f64::MAX, f64::min);
-    let hi = board_lightness.iter().copied().fold(f64::MIN, f64::max);
-    let fallback = Split {
-        threshold: (lo + hi) / 2.0,
-        width: 8.0,
-    };
-    let (Some(&min), Some(&max)) = (
-        values.iter().min_by(|a, b| a.total_cmp(b)),
-        values.iter().max_by(|a, b| a.total_cmp(b)),
-    ) else {
-        return fallback;
-    };
-    let mut centres = [min, max];
-    for _ in 0..20 {
-        let threshold = (centres[0] + centres[1]) / 2.0;
-        let mean = |dark: bool| {
-            let group: Vec<f64> = values
-                .iter()
-                .copied()
-                .filter(|&v| (v < threshold) == dark)
-                .collect();
-            (!group.is_empty()).then(|| group.iter().sum::<f64>() / group.len() as f64)
-        };
-        match (mean(true), mean(false)) {
-            (Some(dark), Some(light)) => centres = [dark, light],
-            _ => break,
-        }
-    }
+    let lightness: Vec<[f64; 3]> = pieces.iter().map(|b| [b[0], 0.0, 0.0]).collect();
     // Dark and light pieces differ by half the lightness scale or more; one side's pieces
     // alone, shaded and lit, by much less.
-    if centres[1] - centres[0] >= MIN_PIECE_CONTRAST {
-        Split {
-            threshold: (centres[0] + centres[1]) / 2.0,
-            width: ((centres[1] - centres[0]) / 10.0).max(2.0),
-        }
-    } else {
-        fallback
+    if let Some([dark, light]) = two_means(&lightness)
+        && light[0] - dark[0] >= MIN_PIECE_CONTRAST
+    {
+        return Split::Lightness {
+            threshold: (dark[0] + light[0]) / 2.0,
+            width: ((light[0] - dark[0]) / 10.0).max(2.0),
+        };
     }
+    let coloured: Vec<[f64; 3]> = pieces.iter().map(|&b| hue_weighted(b)).collect();
+    if let Some([dark, light]) = two_means(&coloured) {
+        let apart = distance(dark, light);
+        if apart >= MIN_PIECE_CONTRAST {
+            return Split::Colour {
+                dark,
+                light,
+                width: (apart / 10.0).max(2.0),
+            };
+        }
+    }
+    let lo = board_lightness.iter().copied().fold(f64::MAX, f64::min);
+    let hi = board_lightness.iter().copied().fold(f64::MIN, f64::max);
+    Split::Lightness {
+        threshold: (lo + hi) / 2.0,
+        width: 8.0,
+    }
+}
+
+/// Lab with its colour axes doubled: in OpenCV's 8-bit Lab they span about half the
+/// range lightness does over real pieces, and a red man differs from a grey one there.
+fn hue_weighted(lab: [f64; 3]) -> [f64; 3] {
+    [lab[0], 2.0 * lab[1], 2.0 * lab[2]]
+}
+
+/// Two-means of `values`, started from the value farthest from their mean and the value
+/// farthest from that; the group of lower first component first. None with fewer than
+/// two distinct values.
+fn two_means(values: &[[f64; 3]]) -> Option<[[f64; 3]; 2]> {
+    let n = values.len() as f64;
+    let mean: [f64; 3] = std::array::from_fn(|k| values.iter().map(|v| v[k]).sum::<f64>() / n);
+    let farthest_from = |from: [f64; 3]| {
+        values
+            .iter()
+            .copied()
+            .max_by(|a, b| distance(*a, from).total_cmp(&distance(*b, from)))
+    };
+    let first = farthest_from(mean)?;
+    let second = farthest_from(first)?;
+    if distance(first, second) == 0.0 {
+        return None;
+    }
+    let mut centres = [first, second];
+    for _ in 0..20 {
+        let mut sums = [[0.0; 3]; 2];
+        let mut counts = [0.0; 2];
+        for v in values {
+            let group = usize::from(distance(*v, centres[1]) < distance(*v, centres[0]));
+            for k in 0..3 {
+                sums[group][k] += v[k];
+            }
+            counts[group] += 1.0;
+        }
+        if counts.contains(&0.0) {
+            break;
+        }
+        centres = std::array::from_fn(|g| sums[g].map(|s| s / counts[g]));
+    }
+    if centres[1][0] < centres[0][0] {
+        centres.swap(0, 1);
+    }
+    Some(centres)
 }
 
 /// The least lightness (0–255) between the dark and the light pieces' groups for the
@@ -595,5 +652,35 @@ mod tests {
         assert!(look(0, 0).lightness < -0.5, "{:?}", look(0, 0));
         assert!(look(2, 2).lightness > 0.5, "{:?}", look(2, 2));
         assert!(look(4, 4).lines > 1.0, "{:?}", look(4, 4));
+    }
+
+    #[test]
+    fn sides_of_one_lightness_are_told_apart_by_their_colour() {
+        let red = [50.0, 50.0, 190.0];
+        let grey = [105.0, 105.0, 105.0];
+        let image = rectified(&[
+            (0, 1, red),
+            (0, 3, red),
+            (0, 5, red),
+            (7, 0, grey),
+            (7, 2, grey),
+            (7, 4, grey),
+        ]);
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let read = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts)
+            .unwrap()
+            .observation()
+            .occupancy();
+        let reds: Vec<_> = [1, 3, 5].iter().map(|&c| read.get(0, c)).collect();
+        let greys: Vec<_> = [0, 2, 4].iter().map(|&c| read.get(7, c)).collect();
+        assert!(
+            reds.iter().all(|&c| c.is_some() && c == reds[0]),
+            "{reds:?}"
+        );
+        assert!(
+            greys.iter().all(|&c| c.is_some() && c == greys[0]),
+            "{greys:?}"
+        );
+        assert_ne!(reds[0], greys[0]);
     }
 }
