@@ -92,8 +92,8 @@ pub fn draw_plan(seed: u64, sizes: &[usize], codec: Codec, overrides: &Overrides
         s if s <= 13 => (35, 70),
         _ => (40, 80),
     };
-    // Mostly the cameras a club uses; some 1080p30, where the speed target is set. Those
-    // frames cost five times a 720p frame to render, so their games are the shortest.
+    // Mostly the cameras a club uses; some 1080p30, where the speed target is set. A second
+    // of it costs four or five seconds of 720p15 to render, so its games are the shortest.
     let (resolution, fps) = match rng.below(20) {
         0..=6 => ([640, 480], 15.0),
         7..=13 => ([1280, 720], 15.0),
