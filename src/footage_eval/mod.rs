@@ -474,11 +474,14 @@ fn make_game(
 ) -> anyhow::Result<(GamePlan, f64)> {
     std::fs::create_dir_all(folder)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", folder.display()))?;
-    let mut plan = games::draw_plan(seed, &options.sizes, options.codec, &options.overrides);
-    let (record, generator) =
-        games::generate_record(plan.size, plan.moves, seed, options.gnugo.as_deref());
-    plan.generator = generator;
-    plan.place_anomalies(&record, options.anomaly_rate);
+    let (plan, record) = games::prepare(
+        seed,
+        &options.sizes,
+        options.codec,
+        &options.overrides,
+        options.anomaly_rate,
+        options.gnugo.as_deref(),
+    );
     let write = |name: &str, text: &str| {
         let path = folder.join(name);
         std::fs::write(&path, text)
