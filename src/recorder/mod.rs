@@ -711,7 +711,10 @@ impl Session {
             position,
             board,
             next_flag_id,
-            InferOptions::default(),
+            InferOptions {
+                stills: self.stills,
+                ..InferOptions::default()
+            },
         ));
         self.size = Some(size);
         self.write_sgf()?;
@@ -1081,6 +1084,7 @@ impl Session {
         let inference = self.inference.as_ref().expect("game started");
         let board_rows = inference.board().to_text_rows();
         let mut play_ended = false;
+        let mut corrected = false;
         for outcome in outcomes {
             let mut event = match outcome {
                 Outcome::Move {
@@ -1174,6 +1178,26 @@ impl Session {
                         .with_detail("note", "unsure")
                         .with_detail("message", message.as_str())
                 }
+                Outcome::Replaced {
+                    number,
+                    color,
+                    from,
+                    to,
+                } => {
+                    corrected = true;
+                    actions::correction(
+                        Some(*to),
+                        *number,
+                        &format!(
+                            "move {number} corrected: {} took the stone back from {} and \
+                             played {}",
+                            color_name(*color),
+                            from.to_sgf(),
+                            to.to_sgf()
+                        ),
+                    )
+                    .with_confidence(confidence)
+                }
                 Outcome::PlayEnded => {
                     play_ended = true;
                     Event::new(Kind::Note)
@@ -1189,6 +1213,9 @@ impl Session {
                 on_line(&line);
             }
             self.append(event)?;
+        }
+        if corrected {
+            self.rebuild()?;
         }
         if play_ended {
             let score = self.count_with_no_dead_stones().expect("game started");
@@ -1231,6 +1258,13 @@ impl Session {
             Outcome::Resolved { kind, .. } => format!("resolved: {}", kebab(*kind)),
             Outcome::PlayEnded => "play ended (two passes)".into(),
             Outcome::Unsure { message, .. } => format!("unsure: {message}"),
+            Outcome::Replaced {
+                number, color, to, ..
+            } => format!(
+                "move {number} corrected: {} {}",
+                color.letter(),
+                to.to_sgf()
+            ),
         })
     }
 
