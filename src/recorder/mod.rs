@@ -993,6 +993,37 @@ impl Session {
             now: frame.time,
             hand_seen: self.hand_seen,
         });
+        if std::env::var_os("KRADAN_TRACE").is_some() {
+            // What the rules stage was shown and made of it, for whoever tunes it.
+            let size = settled.occupancy.width();
+            let changes: Vec<String> = before_board
+                .differences(&settled.occupancy)
+                .iter()
+                .map(|&[row, col]| {
+                    format!(
+                        "{}{}:{:.2}",
+                        Point::new(row as u8, col as u8).to_sgf(),
+                        settled.occupancy.get(row, col).map_or('.', |c| c.letter()),
+                        settled.confidence[row * size + col]
+                    )
+                })
+                .collect();
+            eprintln!(
+                "{:8.2} observe since={:.2} hand={} changes={} -> {:?}",
+                frame.time,
+                settled.since,
+                self.hand_seen,
+                changes.join(","),
+                outcomes
+                    .iter()
+                    .map(|o| match o {
+                        Outcome::Move { number, mv, .. } => format!("move {number} {mv:?}"),
+                        Outcome::Flag(flag) => kebab(flag.kind),
+                        other => format!("{other:?}"),
+                    })
+                    .collect::<Vec<_>>()
+            );
+        }
         if inference.board() == &before_board {
             return Ok(());
         }
