@@ -982,16 +982,12 @@ mod tests {
 
     #[test]
     fn tga_29_a_suicide_stone_is_recorded_where_it_stood_and_the_turn_is_lost() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let mut now = 1.0;
-        for rows in [
+        let mut game = played(&[
             [".....", "B....", ".....", ".....", "....."],
             [".....", "B....", ".....", ".....", "....W"],
             [".B...", "B....", ".....", ".....", "....W"],
-        ] {
-            game.observe(&seen(&board(&rows), &SURE, now, now + 0.2));
-            now += 1.0;
-        }
+        ]);
+        let now = 4.0;
         // White's stone at aa has no liberty and captures nothing.
         let suicide = board(&["WB...", "B....", ".....", ".....", "....W"]);
         let out = game.observe(&seen(&suicide, &SURE, now, now + 0.2));
@@ -1020,6 +1016,23 @@ mod tests {
         let out = game.observe(&seen(&knocked, &SURE, 2.5, 4.1));
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
         assert!(moves(&out).is_empty(), "{out:?}");
+    }
+
+    /// Black cc, White bd, Black de: White to move.
+    const OPENING: [[&str; 5]; 3] = [
+        [".....", ".....", "..B..", ".....", "....."],
+        [".....", ".....", "..B..", ".W...", "....."],
+        [".....", ".....", "..B..", ".W...", "...B."],
+    ];
+
+    /// A game that has seen each of `positions` settle, a second apart from 1 s.
+    fn played(positions: &[[&str; 5]]) -> GoInference {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        for (index, rows) in positions.iter().enumerate() {
+            let at = 1.0 + index as f64;
+            game.observe(&seen(&board(rows), &SURE, at, at + 0.2));
+        }
+        game
     }
 
     fn replaced(outcomes: &[Outcome]) -> Vec<(usize, Color, String, String)> {
@@ -1068,11 +1081,10 @@ mod tests {
 
     #[test]
     fn tga_21_the_last_stone_moved_to_another_point_is_flagged_and_recorded_there() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&one, &SURE, 1.0, 1.2));
-        let two = board(&["W....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&two, &SURE, 2.0, 2.2));
+        let mut game = played(&[
+            [".....", ".....", "..B..", ".....", "....."],
+            ["W....", ".....", "..B..", ".....", "....."],
+        ]);
         let moved = board(&[".....", ".....", "..B..", ".....", "...W."]);
         let out = game.observe(&seen(&moved, &SURE, 3.0, 4.6));
         assert_eq!(flags(&out), [FlagKind::TakenBack], "{out:?}");
@@ -1108,16 +1120,8 @@ mod tests {
 
     #[test]
     fn tga_27_a_stone_of_the_side_to_move_lifted_alone_is_removed_with_its_liberties() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let mut at = 1.0;
-        for rows in [
-            [".....", ".....", "..B..", ".....", "....."],
-            [".....", ".....", "..B..", ".W...", "....."],
-            [".....", ".....", "..B..", ".W...", "...B."],
-        ] {
-            game.observe(&seen(&board(&rows), &SURE, at, at + 0.2));
-            at += 1.0;
-        }
+        let mut game = played(&OPENING);
+        let at = 4.0;
         // White to move; Black, who just moved, lifts White's stone at bd.
         let lifted = board(&[".....", ".....", "..B..", ".....", "...B."]);
         let out = game.observe(&seen(&lifted, &SURE, at, at + 1.6));
@@ -1127,16 +1131,7 @@ mod tests {
         };
         assert_eq!(flag.rules[0].to_string(), "TGA 27");
         // Black's own stone at cc gone instead: it slid off its point.
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let mut at = 1.0;
-        for rows in [
-            [".....", ".....", "..B..", ".....", "....."],
-            [".....", ".....", "..B..", ".W...", "....."],
-            [".....", ".....", "..B..", ".W...", "...B."],
-        ] {
-            game.observe(&seen(&board(&rows), &SURE, at, at + 0.2));
-            at += 1.0;
-        }
+        let mut game = played(&OPENING);
         let slid = board(&[".....", ".....", ".....", ".W...", "...B."]);
         let out = game.observe(&seen(&slid, &SURE, at, at + 1.6));
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
@@ -1144,15 +1139,11 @@ mod tests {
 
     #[test]
     fn tga_25_a_move_with_a_stone_knocked_beside_it_is_the_move_and_a_displacement() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let mut at = 1.0;
-        for rows in [
+        let mut game = played(&[
             [".....", ".....", "..B..", ".....", "....."],
             [".....", ".....", "..B..", ".W...", "....."],
-        ] {
-            game.observe(&seen(&board(&rows), &SURE, at, at + 0.2));
-            at += 1.0;
-        }
+        ]);
+        let at = 3.0;
         // Black plays ee, and in the same view White's stone at bd is knocked half off
         // its point and reads black: no sequence of moves gives that.
         let both = board(&[".....", ".....", "..B..", ".B...", "....B"]);
@@ -1173,12 +1164,9 @@ mod tests {
 
     #[test]
     fn a_stone_taken_back_then_the_opponent_playing_keeps_the_move_flagged() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&one, &SURE, 1.0, 1.2));
-        let two = board(&[".....", ".W...", "..B..", ".....", "....."]);
-        game.observe(&seen(&two, &SURE, 2.0, 2.2));
-        game.observe(&seen(&one, &SURE, 3.0, 4.6));
+        let one = [".....", ".....", "..B..", ".....", "....."];
+        let mut game = played(&[one, [".....", ".W...", "..B..", ".....", "....."]]);
+        game.observe(&seen(&board(&one), &SURE, 3.0, 4.6));
         // Black plays on: the taken-back stone stays in the record (TGA 21 said it goes
         // back), so this is Black's ordinary move.
         let on = board(&[".....", ".....", "..B..", ".....", "...B."]);
@@ -1263,13 +1251,7 @@ mod tests {
 
     #[test]
     fn tga_25_a_stone_knocked_next_door_with_no_hand_is_flagged_sooner() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let a = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&a, &SURE, 1.0, 1.2));
-        let b = board(&[".....", ".....", "..B..", ".W...", "....."]);
-        game.observe(&seen(&b, &SURE, 2.0, 2.2));
-        let c = board(&[".....", ".....", "..B..", ".W...", "...B."]);
-        game.observe(&seen(&c, &SURE, 3.0, 3.2));
+        let mut game = played(&OPENING);
         let knocked = board(&[".....", ".....", "...B.", ".W...", "...B."]);
         // Any change with no hand seen stands a second: no less for a knock, and no more
         // while the vote still half remembers the stone where it was.
@@ -1282,10 +1264,7 @@ mod tests {
         quiet.now = 5.1;
         assert_eq!(flags(&game.observe(&quiet)), [FlagKind::Displaced]);
         // Read unsurely, it waits the whole time.
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        for (rows, at) in [(&a, 1.0), (&b, 2.0), (&c, 3.0)] {
-            game.observe(&seen(rows, &SURE, at, at + 0.2));
-        }
+        let mut game = played(&OPENING);
         let mut unsure = SURE;
         unsure[2 * 5 + 3] = 0.5;
         let mut quiet = seen(&knocked, &unsure, 4.0, 5.1);
