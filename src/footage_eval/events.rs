@@ -179,6 +179,21 @@ impl Recorded {
                         resolved.push(answered);
                     }
                 }
+                Some("note")
+                    if detail.and_then(|d| d.get("note")).and_then(Value::as_str)
+                        == Some("correction") =>
+                {
+                    // The last move moved to the note's point, or undone without one: the
+                    // recorder's own correction or a referee's (`recorder::actions`).
+                    if let Some(mut last) = by_number.last_entry() {
+                        recorded.corrections += 1;
+                        if detail.is_some_and(|d| d.contains_key("point")) {
+                            last.get_mut().spot = spot_of(&event);
+                        } else {
+                            last.remove();
+                        }
+                    }
+                }
                 Some("note") => recorded.notes.push(RecordedNote {
                     video_time,
                     text: detail

@@ -539,12 +539,14 @@ fn make_game(
     std::fs::create_dir_all(folder)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", folder.display()))?;
     let (plan, record) = if options.game == Game::Go {
-        let mut plan = games::draw_plan(seed, &options.sizes, options.codec, &options.overrides);
-        let (record, generator) =
-            games::generate_record(plan.size, plan.moves, seed, options.gnugo.as_deref());
-        plan.generator = generator;
-        plan.place_anomalies(&record, options.anomaly_rate);
-        (plan, record)
+        games::prepare(
+            seed,
+            &options.sizes,
+            options.codec,
+            &options.overrides,
+            options.anomaly_rate,
+            options.gnugo.as_deref(),
+        )
     } else {
         let mut plan = games::draw_plan(seed, &[8], options.codec, &options.overrides);
         let (record, generator) = eight::generate_record(

@@ -921,6 +921,46 @@ mod tests {
     }
 
     #[test]
+    fn a_correction_note_moves_or_undoes_the_last_move() {
+        let truth = clean_truth();
+        let mut lines = perfect(&truth, Symmetry::Identity, 0.2);
+        // Move 4 logged where a stone was dropped by accident, then moved by a correction
+        // note to where it was played (`recorder::actions::correction`).
+        let right = lines[4].clone();
+        let point = |text: &str| {
+            let at = text.find("\"points\":[[").expect("a point") + 11;
+            let end = at + text[at..].find(']').expect("closed");
+            let (r, c) = text[at..end].split_once(',').expect("two numbers");
+            [r.parse::<usize>().unwrap(), c.parse::<usize>().unwrap()]
+        };
+        let [r, c] = point(&right);
+        let note =
+            |detail: &str, at: Option<[usize; 2]>| line("note", 8.0, None, None, at, &[], detail);
+        lines[4] = right.replace(&format!("[[{r},{c}]]"), &format!("[[{},{c}]]", (r + 1) % 9));
+        lines.insert(
+            5,
+            note(
+                &format!(
+                    r#""note":"correction","point":"{}{}""#,
+                    (b'a' + c as u8) as char,
+                    (b'a' + r as u8) as char
+                ),
+                Some([r, c]),
+            ),
+        );
+        let recorded = Recorded::parse(&lines.join("\n"));
+        assert_eq!(recorded.corrections, 1);
+        assert!(score(&truth, &recorded).exact);
+        // An extra move undone by a note with no point.
+        let mut lines = perfect(&truth, Symmetry::Identity, 0.2);
+        lines.insert(5, move_line(5, "black", [8, 8], 9.0));
+        lines.insert(6, note(r#""note":"correction""#, None));
+        let recorded = Recorded::parse(&lines.join("\n"));
+        assert_eq!(recorded.corrections, 1);
+        assert!(score(&truth, &recorded).exact);
+    }
+
+    #[test]
     fn a_flag_nothing_explains_is_false_and_spoils_a_clean_game() {
         let truth = clean_truth();
         let mut lines = perfect(&truth, Symmetry::Identity, 0.2);
