@@ -29,6 +29,14 @@ demo: deps
 	@echo "== the operator counts the game (TGA 13), no stones marked dead"
 	$(CARGO) run -q --release --bin kradan -- score demo-output/record
 	@echo
+	@echo "== kradan record --game makhos: a rendered Mak-hos game (Thai checkers) in which White"
+	@echo "   moves instead of capturing at move 9 (samples/makhos/clip): game.pdn and the flag, HOS 2.4"
+	@rm -rf demo-output/record-makhos
+	$(CARGO) run -q --release --bin kradan -- record samples/makhos/clip/footage.mp4 --game makhos --out demo-output/record-makhos --quiet
+	@head -c 600 demo-output/record-makhos/game.pdn; echo " ..."
+	@grep '"kind":"flag"' demo-output/record-makhos/events.jsonl | head -3
+	$(CARGO) run -q --release --bin kradan -- verify demo-output/record-makhos
+	@echo
 	@echo "== footage with exact truth: kradan render films the first 8 moves of a 9x9 game (GNU Go v GNU Go)"
 	@echo "   with a virtual camera: hands, light, lens, shake; PNG frames and truth.json in demo-output/clip"
 	@rm -rf demo-output/clip

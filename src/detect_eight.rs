@@ -10,6 +10,7 @@ use crate::detect::{DetectError, DetectOptions, cells_json, timings_json};
 use crate::games::Occupancy;
 use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{self as board8, EightBoard, EightGame, Orientation, Surface};
+use crate::reading::adapt::Look;
 use crate::reading::eight::{self as squares, Pieces};
 use crate::reading::{Observation, ReaderChoice};
 use crate::source::image as still;
@@ -25,6 +26,9 @@ pub struct EightFrame {
     pub board: EightBoard,
     /// Per square, image order (row 0 the edge nearest the top of the picture).
     pub observation: Observation,
+    /// Per square, image order: its look, for the board's looks to learn and judge
+    /// ([`crate::reading::adapt::BoardLooks`]).
+    pub looks: Vec<Look>,
     pub orientation: Orientation,
 }
 
@@ -53,11 +57,13 @@ pub fn pieces_of(game: EightGame) -> Pieces {
 /// Reads a board already located (the recorder's per-frame step once it follows the
 /// board).
 pub fn read_located(image: &Mat, board: EightBoard, game: EightGame) -> opencv::Result<EightFrame> {
-    let observation = squares::read(image, &board, pieces_of(game))?;
+    let measures = squares::measure(image, &board, pieces_of(game))?;
+    let observation = measures.observation();
     let orientation = board8::orientation(&board, game, &observation.occupancy());
     Ok(EightFrame {
         board,
         observation,
+        looks: measures.looks(),
         orientation,
     })
 }

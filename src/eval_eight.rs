@@ -12,6 +12,7 @@ use crate::games::Occupancy;
 use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{EightGame, LINES, SQUARES};
 use crate::geometry::locate::image_order;
+use crate::reading::adapt::BoardLooks;
 use anyhow::{Context, bail};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -79,9 +80,14 @@ impl Tally {
 
 /// Scores one clip folder, reading every `every`-th hand-free frame; `log` gets one line
 /// per frame that was not read exactly right.
+///
+/// With `adapt`, each frame is also judged by this board's looks
+/// ([`crate::reading::adapt::BoardLooks`]) learned from the frames before it, with the
+/// truth of the frame before as the record a recorder would believe by then.
 pub fn eval_clip(
     dir: &Path,
     every: usize,
+    adapt: bool,
     log: &mut dyn FnMut(String),
 ) -> anyhow::Result<(String, Tally)> {
     let truth_path = dir.join("truth.json");
@@ -107,6 +113,8 @@ pub fn eval_clip(
         .enumerate()
         .filter(|(_, f)| !f.hand_over_board)
         .collect();
+    let mut board_looks = BoardLooks::new(SQUARES);
+    let mut believed: Option<Occupancy> = None;
     for &(index, frame) in clear.iter().step_by(every.max(1)) {
         let path = dir.join("frames").join(format!("{index:06}.png"));
         let image = opencv::imgcodecs::imread(
@@ -160,7 +168,19 @@ pub fn eval_clip(
             continue;
         }
         tally.boards_found += 1;
-        let seen = read.image_rows();
+        let seen = if adapt {
+            let unaided = read.image_rows();
+            let sharpened = board_looks
+                .sharpen(read.observation.clone(), &read.looks)
+                .occupancy();
+            if let Some(believed) = &believed {
+                board_looks.learn(&read.looks, believed, &unaided);
+            }
+            believed = Some(expected.clone());
+            sharpened
+        } else {
+            read.image_rows()
+        };
         let right = seen.agreement(&expected);
         tally.squares_right += right;
         if right == SQUARES * SQUARES {
@@ -204,7 +224,12 @@ fn quarters_to_image(truth: &BoardGeometry, own_corners: &[[f64; 2]; 4]) -> usiz
 }
 
 /// Scores every clip folder and prints a table per game and style, then the totals.
-pub fn eval_frames(dirs: &[PathBuf], every: usize, verbose: bool) -> anyhow::Result<String> {
+pub fn eval_frames(
+    dirs: &[PathBuf],
+    every: usize,
+    adapt: bool,
+    verbose: bool,
+) -> anyhow::Result<String> {
     let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
     for dir in dirs {
         let mut log = |line: String| {
@@ -212,7 +237,7 @@ pub fn eval_frames(dirs: &[PathBuf], every: usize, verbose: bool) -> anyhow::Res
                 eprintln!("{line}");
             }
         };
-        let (group, tally) = eval_clip(dir, every, &mut log)?;
+        let (group, tally) = eval_clip(dir, every, adapt, &mut log)?;
         groups.entry(group).or_default().add(&tally);
     }
     let mut out = String::from(

@@ -79,6 +79,10 @@ enum Command {
         /// Read every Nth frame with no hand over the board.
         #[arg(long, default_value_t = 1)]
         every: usize,
+        /// Also judge each frame by the board's looks learned from the frames before it
+        /// (with the truth as the record), as the recorder does.
+        #[arg(long)]
+        adapt: bool,
         /// Print every frame not read exactly right.
         #[arg(long)]
         verbose: bool,
@@ -249,9 +253,10 @@ enum Command {
         #[arg(long, default_value = "thai")]
         counting: String,
     },
-    /// Measure `kradan record` on rendered games: render N games (GNU Go self-play, varied
-    /// cameras and light, staged anomalies and bumps) into DIR, or read the games already
-    /// there, record each, and score moves, games, flags and latency against the truth.
+    /// Measure `kradan record` on rendered games: render N games (GNU Go self-play; with
+    /// --game, Mak-hos from our engine or Makruk by Fairy-Stockfish; varied cameras and
+    /// light, staged anomalies and bumps) into DIR, or read the games already there, record
+    /// each, and score moves, games, flags and latency against the truth.
     ///
     /// Exit status: 0 it ran (whatever the figures), 2 bad input.
     EvalFootage {
@@ -262,7 +267,10 @@ enum Command {
         /// The first seed (see docs/eval-footage.md for which seeds are held out).
         #[arg(long, default_value_t = 1)]
         seed_base: u64,
-        /// Board sizes, taken in turn: "9,19".
+        /// The game to make: go, makhos or makruk.
+        #[arg(long, default_value = "go")]
+        game: String,
+        /// Go board sizes, taken in turn: "9,19".
         #[arg(long, default_value = "9,19")]
         sizes: String,
         /// The share of games with staged anomalies.
@@ -400,8 +408,9 @@ fn main() -> ExitCode {
         Command::EvalFrames {
             clips,
             every,
+            adapt,
             verbose,
-        } => match kradan::eval_eight::eval_frames(&clips, every, verbose) {
+        } => match kradan::eval_eight::eval_frames(&clips, every, adapt, verbose) {
             Ok(table) => print_or_exit(&table),
             Err(error) => {
                 eprintln!("kradan: {error:#}");
@@ -571,6 +580,7 @@ fn main() -> ExitCode {
             dir,
             games,
             seed_base,
+            game,
             sizes,
             anomalies,
             keep,
@@ -585,9 +595,10 @@ fn main() -> ExitCode {
             use kradan::footage_eval::{EvalOptions, parse_resolution, parse_sizes};
             let parsed = parse_sizes(&sizes).and_then(|sizes| {
                 let resolution = resolution.as_deref().map(parse_resolution).transpose()?;
-                Ok((sizes, resolution))
+                let game = kradan::footage_eval::eight::parse_game(&game)?;
+                Ok((sizes, resolution, game))
             });
-            let (sizes, resolution) = match parsed {
+            let (sizes, resolution, game) = match parsed {
                 Ok(parsed) => parsed,
                 Err(error) => {
                     eprintln!("kradan: {error:#}");
@@ -597,6 +608,7 @@ fn main() -> ExitCode {
             let mut options = EvalOptions::new(dir);
             options.games = games;
             options.seed_base = seed_base;
+            options.game = game;
             options.sizes = sizes;
             options.anomaly_rate = anomalies;
             options.keep = keep;

@@ -141,31 +141,81 @@ fn a_rendered_makruk_start_is_read_in_the_games_order() {
     start_read_in_game_order("makruk/fairy-stockfish-game.pgn", "makruk", "20", "clean");
 }
 
+/// Seed 42's camera also sees a printed grid on the table beside the board, whose lines
+/// spoiled the fit of the whole picture.
 #[test]
-fn eval_frames_scores_a_rendered_clip_against_its_truth() {
-    let dir = render_first_second("makruk/fairy-stockfish-game.pgn", "20", "clean");
-    let out = kradan()
-        .arg("eval-frames")
-        .arg(dir.path())
-        .output()
-        .unwrap();
+fn a_board_beside_another_grid_is_found_and_read() {
+    start_read_in_game_order("makhos/annotated.pdn", "makhos", "42", "varied");
+    start_read_in_game_order("makruk/fairy-stockfish-game.pgn", "makruk", "42", "varied");
+}
+
+/// Seed 45 lights a teal and brown board dimly: its squares differ in hue, hardly in
+/// lightness, so a grey picture shows no edge between them.
+#[test]
+fn a_board_whose_squares_differ_only_in_hue_is_found() {
+    let dir = render_first_second("makruk/fairy-stockfish-game.pgn", "45", "hard");
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("truth.json")).unwrap())
+            .unwrap();
+    let out = detect(&dir.path().join("frames/000000.png"), "makruk", &["--json"]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let table = String::from_utf8_lossy(&out.stdout);
-    let label = "makruk clean (grid)";
-    let row = table
-        .lines()
-        .find(|l| l.starts_with(label))
-        .unwrap_or_else(|| panic!("{table}"));
-    // One clip, one hand-free frame or more, every board found and read exactly.
-    let numbers: Vec<&str> = row[label.len()..].split_whitespace().collect();
-    assert_eq!(numbers[0], "1", "{row}");
-    assert_eq!(numbers[1], numbers[2], "{row}");
-    assert_eq!(numbers[3], "100.00%", "{row}");
-    assert_eq!(numbers[5], "100.00%", "{row}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["surface"], "checkered");
+    let corner_list = |value: &serde_json::Value| -> Vec<[f64; 2]> {
+        value
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| [c[0].as_f64().unwrap(), c[1].as_f64().unwrap()])
+            .collect()
+    };
+    let truth_corners = corner_list(&truth["frames"][0]["corners"]);
+    let found = corner_list(&json["corners"]);
+    let side = (truth_corners[0][0] - truth_corners[1][0])
+        .hypot(truth_corners[0][1] - truth_corners[1][1]);
+    // The same four corners, in whatever order each names them.
+    for corner in &truth_corners {
+        let nearest = found
+            .iter()
+            .map(|f| (f[0] - corner[0]).hypot(f[1] - corner[1]))
+            .fold(f64::MAX, f64::min);
+        assert!(nearest < side / 8.0 / 4.0, "{corner:?} not among {found:?}");
+    }
+}
+
+#[test]
+fn eval_frames_scores_a_rendered_clip_against_its_truth() {
+    let dir = render_first_second("makruk/fairy-stockfish-game.pgn", "20", "clean");
+    // With the board's looks learned as it goes, the clean clip stays exactly right.
+    for extra in [None, Some("--adapt")] {
+        let out = kradan()
+            .arg("eval-frames")
+            .arg(dir.path())
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let table = String::from_utf8_lossy(&out.stdout);
+        let label = "makruk clean (grid)";
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("{table}"));
+        // One clip, one hand-free frame or more, every board found and read exactly.
+        let numbers: Vec<&str> = row[label.len()..].split_whitespace().collect();
+        assert_eq!(numbers[0], "1", "{row}");
+        assert_eq!(numbers[1], numbers[2], "{row}");
+        assert_eq!(numbers[3], "100.00%", "{row}");
+        assert_eq!(numbers[5], "100.00%", "{row}");
+    }
     // A folder with no truth is an error, not a panic.
     let empty = tempfile::tempdir().unwrap();
     let out = kradan()

@@ -49,6 +49,8 @@ pub struct RecordedMove {
     pub number: usize,
     pub color: Option<Color>,
     pub spot: Spot,
+    /// The move as the game's record writes it (what an 8×8 game is scored by).
+    pub notation: Option<String>,
     pub video_time: Option<f64>,
 }
 
@@ -135,6 +137,10 @@ impl Recorded {
                         number,
                         color,
                         spot: spot_of(&event),
+                        notation: event
+                            .get("notation")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
                         video_time,
                     };
                     if by_number.insert(number, moved).is_some() {
@@ -171,6 +177,21 @@ impl Recorded {
                         .and_then(Value::as_u64)
                     {
                         resolved.push(answered);
+                    }
+                }
+                Some("note")
+                    if detail.and_then(|d| d.get("note")).and_then(Value::as_str)
+                        == Some("correction") =>
+                {
+                    // The last move moved to the note's point, or undone without one: the
+                    // recorder's own correction or a referee's (`recorder::actions`).
+                    if let Some(mut last) = by_number.last_entry() {
+                        recorded.corrections += 1;
+                        if detail.is_some_and(|d| d.contains_key("point")) {
+                            last.get_mut().spot = spot_of(&event);
+                        } else {
+                            last.remove();
+                        }
                     }
                 }
                 Some("note") => recorded.notes.push(RecordedNote {

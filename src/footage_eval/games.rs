@@ -44,7 +44,8 @@ const MOVES_AFTER_ANOMALY: usize = 4;
 pub struct GamePlan {
     pub seed: u64,
     pub size: usize,
-    /// Moves asked of the game's players (fewer when they passed or resigned earlier).
+    /// Moves in the record filmed: drawn from the seed, fewer when the players passed or
+    /// resigned earlier, more when a rare anomaly needed a later situation.
     pub moves: usize,
     pub resolution: [u32; 2],
     pub fps: f64,
@@ -91,8 +92,8 @@ pub fn draw_plan(seed: u64, sizes: &[usize], codec: Codec, overrides: &Overrides
         s if s <= 13 => (35, 70),
         _ => (40, 80),
     };
-    // Mostly the cameras a club uses; some 1080p30, where the speed target is set. Those
-    // frames cost five times a 720p frame to render, so their games are the shortest.
+    // Mostly the cameras a club uses; some 1080p30, where the speed target is set. A second
+    // of it costs four or five seconds of 720p15 to render, so its games are the shortest.
     let (resolution, fps) = match rng.below(20) {
         0..=6 => ([640, 480], 15.0),
         7..=13 => ([1280, 720], 15.0),
@@ -162,55 +163,6 @@ impl GamePlan {
         })
     }
 
-    /// Draws the staged anomalies: with chance `rate` one (or, one time in three, two)
-    /// kinds, each at a move where the record can host it — a ko to retake, a capture to
-    /// leave on the board — tried through the renderer's own planner, which refuses what
-    /// it cannot stage.
-    pub fn place_anomalies(&mut self, record: &str, rate: f64) {
-        let mut rng = Rng::new(self.seed ^ 0xa00a_11e5);
-        self.anomalies.clear();
-        if !rng.chance(rate as f32) {
-            return;
-        }
-        let wanted = if rng.chance(1.0 / 3.0) { 2 } else { 1 };
-        let Ok(parsed) = sgf::read(record) else {
-            return;
-        };
-        let last = parsed.moves.len().saturating_sub(MOVES_AFTER_ANOMALY);
-        let mut placed: Vec<(String, usize)> = Vec::new();
-        for _ in 0..wanted {
-            let mut kinds: Vec<&str> = FLAGGED_KINDS.to_vec();
-            shuffle(&mut kinds, &mut rng);
-            let mut moves: Vec<usize> = (FIRST_ANOMALY_MOVE..=last).collect();
-            shuffle(&mut moves, &mut rng);
-            let found = kinds.iter().find_map(|kind| {
-                moves
-                    .iter()
-                    .copied()
-                    .filter(|&at| {
-                        placed
-                            .iter()
-                            .all(|(_, other)| other.abs_diff(at) >= ANOMALY_SPACING)
-                    })
-                    .find(|&at| {
-                        let mut trial = placed.clone();
-                        trial.push((kind.to_string(), at));
-                        self.hosts(record, &trial)
-                    })
-                    .map(|at| (kind.to_string(), at))
-            });
-            match found {
-                Some(anomaly) => placed.push(anomaly),
-                None => break,
-            }
-        }
-        placed.sort_by_key(|(_, at)| *at);
-        self.anomalies = placed
-            .into_iter()
-            .map(|(kind, at)| format!("{kind}@{at}"))
-            .collect();
-    }
-
     fn hosts(&self, record: &str, anomalies: &[(String, usize)]) -> bool {
         let Ok(mut options) = self.render_options(1) else {
             return false;
@@ -232,24 +184,53 @@ fn shuffle<T>(items: &mut [T], rng: &mut Rng) {
     }
 }
 
+/// A game as its players played it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Played {
+    pub size: usize,
+    pub moves: Vec<(Color, Point)>,
+    /// Who played it.
+    pub generator: String,
+}
+
+impl Played {
+    /// The first `len` moves as SGF.
+    pub fn sgf(&self, len: usize) -> String {
+        let mut record = GoRecord::new(self.size);
+        record.info.push(("PB".into(), self.generator.clone()));
+        record.info.push(("PW".into(), self.generator.clone()));
+        record.moves = self
+            .moves
+            .iter()
+            .take(len)
+            .map(|&(color, point)| RecordedMove {
+                color,
+                mv: Move::Play(point),
+                comment: None,
+                line: 0,
+            })
+            .collect();
+        sgf::write(&record)
+    }
+}
+
 /// A game of up to `moves` moves on `size` lines for `seed`: GNU Go playing itself when
-/// `gnugo` is given and answers, otherwise random legal moves. Returns the SGF and who
-/// played it. Play stops before the first pass (a camera cannot see a pass, so a clip
-/// with one tests the operator, not the recorder) and at a resignation.
-pub fn generate_record(
-    size: usize,
-    moves: usize,
-    seed: u64,
-    gnugo: Option<&Path>,
-) -> (String, String) {
+/// `gnugo` is given and answers, otherwise random legal moves. Both are repeatable, and a
+/// longer game for the same seed begins with the shorter one. Play stops before the first
+/// pass (a camera cannot see a pass, so a clip with one tests the operator, not the
+/// recorder) and at a resignation.
+pub fn play_game(size: usize, moves: usize, seed: u64, gnugo: Option<&Path>) -> Played {
     if let Some(program) = gnugo {
         match gnugo_game(program, size, moves, seed) {
             Ok((version, played)) if played.len() >= moves.min(10) => {
-                let who = format!(
-                    "GNU Go {version} level 1 self-play, --seed {}",
-                    gnugo_seed(seed)
-                );
-                return (write_record(size, &played, &who), who);
+                return Played {
+                    size,
+                    moves: played,
+                    generator: format!(
+                        "GNU Go {version} level {GNUGO_LEVEL} self-play, --seed {}",
+                        gnugo_seed(seed)
+                    ),
+                };
             }
             Ok((_, played)) => super::note(&format!(
                 "GNU Go ended the seed {seed} game after {} moves; random moves instead",
@@ -260,30 +241,137 @@ pub fn generate_record(
             )),
         }
     }
-    let who = "random legal moves (GNU Go absent)".to_string();
-    let played = random_game(size, moves, seed);
-    (write_record(size, &played, &who), who)
+    Played {
+        size,
+        moves: random_game(size, moves, seed),
+        generator: "random legal moves (GNU Go absent)".into(),
+    }
 }
 
-/// GNU Go takes a seed that fits a C int.
-fn gnugo_seed(seed: u64) -> u64 {
-    seed % 2_000_000_000 + 1
+/// The kinds that need a situation an opening seldom has (a ko, an eye, a capture): for
+/// them the game is played on, up to [`longest_game`] moves, until it has one.
+const RARE_KINDS: &[&str] = &["ko-retake", "suicide", "captures-left"];
+
+fn longest_game(size: usize) -> usize {
+    if size <= 9 { 100 } else { 120 }
 }
 
-fn write_record(size: usize, played: &[(Color, Point)], who: &str) -> String {
-    let mut record = GoRecord::new(size);
-    record.info.push(("PB".into(), who.into()));
-    record.info.push(("PW".into(), who.into()));
-    record.moves = played
-        .iter()
-        .map(|&(color, point)| RecordedMove {
-            color,
-            mv: Move::Play(point),
-            comment: None,
-            line: 0,
-        })
+/// Other games tried for a rare kind: cheap on 9×9 (a second each), 20 s each on 19×19.
+fn alternative_games(size: usize) -> u64 {
+    if size <= 13 { 8 } else { 2 }
+}
+
+/// One seed's game: the clip's plan with its anomalies placed, and the record to film.
+///
+/// With chance `rate` the seed asks for one kind of anomaly (two, one time in three),
+/// drawn evenly from [`FLAGGED_KINDS`]; each goes at a move where the record can host it —
+/// tried through the renderer's own planner, which refuses what it cannot stage. A rare
+/// kind the drawn game cannot host makes the game longer, or, when it is the first kind
+/// placed, may take another game of the seed's (except at 1080p, whose clips stay short);
+/// a kind none of these hosts gives way to another.
+pub fn prepare(
+    seed: u64,
+    sizes: &[usize],
+    codec: Codec,
+    overrides: &Overrides,
+    rate: f64,
+    gnugo: Option<&Path>,
+) -> (GamePlan, String) {
+    let mut plan = draw_plan(seed, sizes, codec, overrides);
+    let drawn = plan.moves;
+    let mut game = play_game(plan.size, plan.moves, seed, gnugo);
+    plan.moves = plan.moves.min(game.moves.len());
+    plan.generator = game.generator.clone();
+    let mut rng = Rng::new(seed ^ 0xa00a_11e5);
+    if !rng.chance(rate as f32) {
+        let record = game.sgf(plan.moves);
+        return (plan, record);
+    }
+    let wanted = if rng.chance(1.0 / 3.0) { 2 } else { 1 };
+    let mut kinds: Vec<&str> = FLAGGED_KINDS.to_vec();
+    shuffle(&mut kinds, &mut rng);
+    let may_grow = overrides.moves.is_none() && plan.resolution[0] < 1920;
+    let mut placed: Vec<(String, usize)> = Vec::new();
+    for kind in kinds {
+        if placed.len() == wanted {
+            break;
+        }
+        let apart = |at: usize| {
+            placed
+                .iter()
+                .all(|(_, other)| other.abs_diff(at) >= ANOMALY_SPACING)
+        };
+        let trial = |at: usize| {
+            let mut trial = placed.clone();
+            trial.push((kind.to_string(), at));
+            trial
+        };
+        let record = game.sgf(plan.moves);
+        let last = plan.moves.saturating_sub(MOVES_AFTER_ANOMALY);
+        let mut moves: Vec<usize> = (FIRST_ANOMALY_MOVE..=last).collect();
+        shuffle(&mut moves, &mut rng);
+        if let Some(at) = moves
+            .into_iter()
+            .find(|&at| apart(at) && plan.hosts(&record, &trial(at)))
+        {
+            placed.push((kind.to_string(), at));
+            continue;
+        }
+        if !may_grow || !RARE_KINDS.contains(&kind) {
+            continue;
+        }
+        let longest = longest_game(plan.size);
+        if game.moves.len() < longest {
+            game = play_game(plan.size, longest, seed, gnugo);
+        }
+        // The earliest move that hosts it, so the clip grows as little as it must.
+        let grown = (last + 1..=game.moves.len().saturating_sub(MOVES_AFTER_ANOMALY))
+            .find(|&at| apart(at) && plan.hosts(&game.sgf(at + MOVES_AFTER_ANOMALY), &trial(at)));
+        if let Some(at) = grown {
+            plan.moves = at + MOVES_AFTER_ANOMALY;
+            placed.push((kind.to_string(), at));
+            continue;
+        }
+        if !placed.is_empty() {
+            continue;
+        }
+        // Nothing staged yet, so the seed may play another game that has the situation:
+        // one 9×9 game in eight has a ko, and GNU Go passes before a longer one would.
+        for k in 1..=alternative_games(plan.size) {
+            let other = play_game(plan.size, longest, seed.wrapping_add(k << 32), gnugo);
+            let last = other.moves.len().saturating_sub(MOVES_AFTER_ANOMALY);
+            let found = (FIRST_ANOMALY_MOVE..=last)
+                .find(|&at| plan.hosts(&other.sgf(at + MOVES_AFTER_ANOMALY), &trial(at)));
+            if let Some(at) = found {
+                plan.moves = (at + MOVES_AFTER_ANOMALY).max(drawn.min(other.moves.len()));
+                game = other;
+                placed.push((kind.to_string(), at));
+                break;
+            }
+        }
+    }
+    // A longer record changes what the earlier anomalies stand among: check them together.
+    let record = game.sgf(plan.moves);
+    while !placed.is_empty() && !plan.hosts(&record, &placed) {
+        placed.pop();
+    }
+    placed.sort_by_key(|(_, at)| *at);
+    plan.anomalies = placed
+        .into_iter()
+        .map(|(kind, at)| format!("{kind}@{at}"))
         .collect();
-    sgf::write(&record)
+    plan.generator = game.generator.clone();
+    (plan, record)
+}
+
+/// Level 1 passes after 25-35 moves on 9×9, before the endgame; level 5 plays 40-65 and
+/// costs about the same on 19×19 (10 s for 80 moves on the 2-core machine).
+const GNUGO_LEVEL: &str = "5";
+
+/// GNU Go takes a seed that fits a C int; mixed, so that the seed's other games (high
+/// bits) are other games.
+fn gnugo_seed(seed: u64) -> u64 {
+    Rng::new(seed).next_u64() % 2_000_000_000 + 1
 }
 
 fn gnugo_game(
@@ -297,9 +385,12 @@ fn gnugo_game(
             "--mode",
             "gtp",
             "--level",
-            "1",
+            GNUGO_LEVEL,
             "--forbid-suicide",
             "--simple-ko",
+            // Plays on to take dead stones off instead of passing: the endgame captures
+            // and eyes that ko retakes and suicides need.
+            "--capture-all-dead",
         ])
         .arg("--seed")
         .arg(gnugo_seed(seed).to_string())
@@ -442,38 +533,52 @@ mod tests {
     }
 
     #[test]
-    fn random_games_are_legal_and_repeatable() {
-        let (first, who) = generate_record(9, 40, 7, None);
-        let (again, _) = generate_record(9, 40, 7, None);
-        assert_eq!(first, again);
-        assert!(who.contains("random"));
-        let record = sgf::read(&first).unwrap();
+    fn random_games_are_legal_repeatable_and_grow_from_their_start() {
+        let first = play_game(9, 40, 7, None);
+        assert_eq!(first, play_game(9, 40, 7, None));
+        assert!(first.generator.contains("random"));
+        let longer = play_game(9, 60, 7, None);
+        assert_eq!(longer.moves[..40], first.moves[..]);
+        let record = sgf::read(&longer.sgf(40)).unwrap();
         assert_eq!(record.moves.len(), 40);
-        let report = crate::games::go::replay::replay(&first).unwrap();
+        let report = crate::games::go::replay::replay(&longer.sgf(60)).unwrap();
         assert!(!report.has_illegal_moves());
     }
 
     #[test]
-    fn anomalies_land_where_the_record_can_host_them() {
-        let (record, _) = generate_record(9, 50, 11, None);
-        let mut staged = 0;
-        for seed in 0..12 {
-            let mut plan = draw_plan(seed, &[9], Codec::Mjpeg, &Overrides::default());
-            plan.place_anomalies(&record, 1.0);
+    fn anomalies_land_where_the_record_can_host_them_and_every_kind_is_drawn() {
+        let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+        let mut two = 0;
+        for seed in 0..60 {
+            let (plan, record) =
+                prepare(seed, &[9], Codec::Mjpeg, &Overrides::default(), 1.0, None);
             assert!(!plan.anomalies.is_empty(), "seed {seed}: {plan:?}");
+            assert_eq!(sgf::read(&record).unwrap().moves.len(), plan.moves);
             let options = plan.render_options(1).unwrap();
             render::plan(Game::Go, &record, &options).unwrap();
-            staged += plan.anomalies.len();
             let numbers: Vec<usize> = plan
                 .anomalies
                 .iter()
                 .map(|a| a.split_once('@').unwrap().1.parse().unwrap())
                 .collect();
             assert!(numbers.windows(2).all(|w| w[1] - w[0] >= ANOMALY_SPACING));
+            assert!(
+                numbers
+                    .iter()
+                    .all(|&n| n + MOVES_AFTER_ANOMALY <= plan.moves)
+            );
+            two += usize::from(numbers.len() == 2);
+            for a in &plan.anomalies {
+                *kinds
+                    .entry(a.split_once('@').unwrap().0.to_string())
+                    .or_default() += 1;
+            }
         }
-        assert!(staged > 12, "some games get two anomalies");
-        let mut none = draw_plan(3, &[9], Codec::Mjpeg, &Overrides::default());
-        none.place_anomalies(&record, 0.0);
-        assert!(none.anomalies.is_empty());
+        assert!(two > 5, "some games get two anomalies");
+        for kind in FLAGGED_KINDS {
+            assert!(kinds.contains_key(*kind), "{kind} never staged: {kinds:?}");
+        }
+        let (plan, _) = prepare(3, &[9], Codec::Mjpeg, &Overrides::default(), 0.0, None);
+        assert!(plan.anomalies.is_empty());
     }
 }

@@ -8,8 +8,10 @@
 //!
 //! A DIR that holds game folders (with `truth.json`) is read as it is and only the recorder
 //! is run again; otherwise games are made into it, one folder per seed: a record (GNU Go
-//! playing itself), what the seed draws for the clip (`plan.json`), the clip and its truth.
+//! playing itself; for Mak-hos and Makruk see [`eight`]), what the seed draws for the clip
+//! (`plan.json`), the clip and its truth.
 
+pub mod eight;
 pub mod events;
 pub mod games;
 pub mod report;
@@ -22,6 +24,7 @@ pub use report::{GameResult, Summary};
 pub use score::{GameScore, Symmetry};
 
 use crate::render::Codec;
+use crate::replay::Game;
 use report::RecorderRun;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -37,7 +40,9 @@ pub struct EvalOptions {
     pub games: Option<usize>,
     /// The first seed; games use `seed_base`, `seed_base + 1`, …
     pub seed_base: u64,
-    /// Board sizes, taken in turn by consecutive seeds.
+    /// The game the made games are (folders read from DIR say their own).
+    pub game: Game,
+    /// Go board sizes, taken in turn by consecutive seeds.
     pub sizes: Vec<usize>,
     /// The share of games with staged anomalies (one, or two).
     pub anomaly_rate: f64,
@@ -55,6 +60,8 @@ pub struct EvalOptions {
     pub overrides: Overrides,
     /// GNU Go, to play the records; random legal moves without it.
     pub gnugo: Option<PathBuf>,
+    /// Fairy-Stockfish, to play the Makruk records; random legal moves without it.
+    pub fairy_stockfish: Option<PathBuf>,
     /// The recorder is stopped after this long; by default a minute plus ten times the
     /// footage's length.
     pub timeout: Option<Duration>,
@@ -68,6 +75,7 @@ impl EvalOptions {
             dir: dir.into(),
             games: None,
             seed_base: 1,
+            game: Game::Go,
             sizes: vec![9, 19],
             anomaly_rate: 0.5,
             keep: false,
@@ -77,6 +85,7 @@ impl EvalOptions {
             codec: Codec::Mjpeg,
             overrides: Overrides::default(),
             gnugo: crate::peers::locate("gnugo"),
+            fairy_stockfish: crate::peers::locate("fairy-stockfish"),
             timeout: None,
         }
     }
@@ -86,7 +95,7 @@ impl EvalOptions {
             !self.sizes.is_empty(),
             "--sizes: give at least one board size"
         );
-        for &size in &self.sizes {
+        for &size in self.sizes.iter().filter(|_| self.game == Game::Go) {
             anyhow::ensure!(
                 (5..=25).contains(&size),
                 "--sizes: {size} is not a Go board size (5 to 25; 9, 13, 19 in practice)"
@@ -199,8 +208,9 @@ pub fn run(options: &EvalOptions, out: &mut dyn Write) -> anyhow::Result<Summary
     let reading = matches!(jobs[0], Job::Read { .. });
     let header = match (&jobs[0], jobs.last()) {
         (Job::Make { seed: first }, Some(Job::Make { seed: last })) => format!(
-            "eval-footage: making {} games in {} (seeds {first}-{last}, {}), recorder {}",
+            "eval-footage: making {} {} games in {} (seeds {first}-{last}, {}), recorder {}",
             jobs.len(),
+            eight::game_name(options.game),
             options.dir.display(),
             report::seed_class(*first),
             options.recorder.display()
@@ -221,8 +231,19 @@ pub fn run(options: &EvalOptions, out: &mut dyn Write) -> anyhow::Result<Summary
     if options.jobs > 1 {
         note("more than one job at a time: the speed figures are not the recorder's own");
     }
-    if !reading && options.gnugo.is_none() {
-        note("GNU Go not found: the games are random legal moves");
+    let player = match options.game {
+        Game::Go => options.gnugo.as_ref().map(|_| ()).ok_or("GNU Go"),
+        Game::Makruk => options
+            .fairy_stockfish
+            .as_ref()
+            .map(|_| ())
+            .ok_or("Fairy-Stockfish"),
+        Game::Makhos => Ok(()),
+    };
+    if let (false, Err(missing)) = (reading, player) {
+        note(&format!(
+            "{missing} not found: the games are random legal moves"
+        ));
     }
 
     let workers = std::thread::available_parallelism()
@@ -345,6 +366,7 @@ fn evaluate(job: &Job, options: &EvalOptions, workers: usize) -> GameResult {
         }
     };
     result.seed = Some(truth.seed);
+    result.game = Some(truth.game.clone());
     result.size = Some(truth.board.cells);
     result.format = Some(format!(
         "{}x{}@{}",
@@ -389,14 +411,25 @@ fn evaluate(job: &Job, options: &EvalOptions, workers: usize) -> GameResult {
     let timeout = options
         .timeout
         .unwrap_or_else(|| Duration::from_secs_f64(60.0 + 10.0 * truth.duration));
-    let size = truth.board.cells.to_string();
+    let game = match eight::parse_game(&truth.game) {
+        Ok(game) => game,
+        Err(error) => {
+            result.problems.push(format!("{error:#}"));
+            return result;
+        }
+    };
+    // A Go board's size is told, as a club's recorder would be; an 8×8 game is named.
+    let (option, value) = match game {
+        Game::Go => ("--size", truth.board.cells.to_string()),
+        other => ("--game", eight::game_name(other).to_string()),
+    };
     let args = [
         "record".as_ref(),
         video.as_os_str(),
         "--out".as_ref(),
         recorded_dir.as_os_str(),
-        "--size".as_ref(),
-        size.as_ref(),
+        option.as_ref(),
+        value.as_ref(),
     ];
     match runner::run_measured(
         &options.recorder,
@@ -457,7 +490,38 @@ fn evaluate(job: &Job, options: &EvalOptions, workers: usize) -> GameResult {
             recorded.unreadable_lines
         ));
     }
-    result.score = Some(score::score(&truth, &recorded));
+    result.score = if game == Game::Go {
+        Some(score::score(&truth, &recorded))
+    } else {
+        let file = recorded_dir.join(eight::recorded_name(game));
+        let moves = match std::fs::read_to_string(&file) {
+            Ok(text) => eight::record_moves(game, &text)
+                .map_err(|e| {
+                    result.problems.push(format!(
+                        "{}: {e:#}; moves read from events.jsonl",
+                        file.display()
+                    ))
+                })
+                .ok(),
+            Err(_) => {
+                result.problems.push(format!(
+                    "no {}: moves read from events.jsonl",
+                    file.display()
+                ));
+                None
+            }
+        };
+        match eight::score(&truth, &recorded, moves.as_deref()) {
+            Ok((score, problems)) => {
+                result.problems.extend(problems);
+                Some(score)
+            }
+            Err(error) => {
+                result.problems.push(format!("{error:#}"));
+                None
+            }
+        }
+    };
     if rendered_now && !options.keep {
         let _ = std::fs::remove_file(&video);
     }
@@ -474,17 +538,33 @@ fn make_game(
 ) -> anyhow::Result<(GamePlan, f64)> {
     std::fs::create_dir_all(folder)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", folder.display()))?;
-    let mut plan = games::draw_plan(seed, &options.sizes, options.codec, &options.overrides);
-    let (record, generator) =
-        games::generate_record(plan.size, plan.moves, seed, options.gnugo.as_deref());
-    plan.generator = generator;
-    plan.place_anomalies(&record, options.anomaly_rate);
+    let (plan, record) = if options.game == Game::Go {
+        games::prepare(
+            seed,
+            &options.sizes,
+            options.codec,
+            &options.overrides,
+            options.anomaly_rate,
+            options.gnugo.as_deref(),
+        )
+    } else {
+        let mut plan = games::draw_plan(seed, &[8], options.codec, &options.overrides);
+        let (record, generator) = eight::generate_record(
+            options.game,
+            plan.moves,
+            seed,
+            options.fairy_stockfish.as_deref(),
+        )?;
+        plan.generator = generator;
+        eight::place_anomalies(&mut plan, options.game, &record, options.anomaly_rate);
+        (plan, record)
+    };
     let write = |name: &str, text: &str| {
         let path = folder.join(name);
         std::fs::write(&path, text)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
     };
-    write("record.sgf", &record)?;
+    write(eight::record_name(options.game), &record)?;
     write(
         "plan.json",
         &format!("{}\n", serde_json::to_string_pretty(&plan)?),
@@ -493,7 +573,7 @@ fn make_game(
     Ok((plan, seconds))
 }
 
-/// Renders a game folder's clip again from its `plan.json` and `record.sgf`.
+/// Renders a game folder's clip again from its `plan.json` and record.
 fn rerender(folder: &Path, workers: usize) -> anyhow::Result<f64> {
     let path = folder.join("plan.json");
     let text = std::fs::read_to_string(&path)
@@ -506,6 +586,8 @@ fn rerender(folder: &Path, workers: usize) -> anyhow::Result<f64> {
 fn render_plan(plan: &GamePlan, folder: &Path, workers: usize) -> anyhow::Result<f64> {
     let started = Instant::now();
     let options = plan.render_options(workers)?;
-    crate::render::render(&folder.join("record.sgf"), folder, &options, |_, _| {})?;
+    let (_, record) = eight::find_record(folder)
+        .ok_or_else(|| anyhow::anyhow!("{}: no record.sgf, .pdn or .pgn", folder.display()))?;
+    crate::render::render(&record, folder, &options, |_, _| {})?;
     Ok(started.elapsed().as_secs_f64())
 }

@@ -368,81 +368,140 @@ pub fn score(truth: &Truth, recorded: &Recorded) -> GameScore {
             && moves[j].spot != Spot::Unreadable
             && symmetry.apply(spot, n) == moves[j].spot
     };
-    let mut best: Option<(Symmetry, Vec<Step>, usize)> = None;
+    let mut best: Option<(Symmetry, usize)> = None;
     for symmetry in Symmetry::ALL {
         let steps = align(expected.len(), moves.len(), |i, j| same(symmetry, i, j));
         let right = steps
             .iter()
             .filter(|s| matches!(s, Step::Right(..)))
             .count();
-        if best.as_ref().is_none_or(|(_, _, r)| right > *r) {
-            best = Some((symmetry, steps, right));
+        if best.is_none_or(|(_, r)| right > r) {
+            best = Some((symmetry, right));
         }
     }
-    let (symmetry, steps, _) = best.expect("eight symmetries were tried");
+    let (symmetry, _) = best.expect("eight symmetries were tried");
     let back = symmetry.inverse();
-
-    let mut score = MoveScore {
-        expected: expected.len(),
-        recorded: moves.len(),
+    let sequences = Sequences {
+        expected: expected.iter().map(|&(n, _, _, t)| (n, t)).collect(),
+        recorded: moves.iter().map(|m| (m.number, m.video_time)).collect(),
         corrections: recorded.corrections,
-        ..MoveScore::default()
     };
-    let mut mistakes = Vec::new();
-    let mut latencies = Vec::new();
-    let shown = |j: usize| {
-        let m = &moves[j];
-        format!("{} (#{})", label(m.color, back.apply(m.spot, n)), m.number)
-    };
-    for step in &steps {
-        let mistake = match *step {
-            Step::Right(i, j) => {
-                score.right += 1;
-                if let Some(t) = moves[j].video_time {
-                    latencies.push(t - expected[i].3);
-                }
-                None
-            }
-            Step::Wrong(i, j) => {
-                score.wrong += 1;
-                Some(("wrong", expected[i].0, Some(i), Some(j)))
-            }
-            Step::Missed(i) => {
-                score.missed += 1;
-                Some(("missed", expected[i].0, Some(i), None))
-            }
-            Step::Extra(j) => {
-                score.extra += 1;
-                Some(("extra", moves[j].number, None, Some(j)))
-            }
-        };
-        if let Some((what, number, i, j)) = mistake
-            && mistakes.len() < MISTAKES_KEPT
-        {
-            mistakes.push(MoveMistake {
-                what,
-                number,
-                expected: i.map(|i| label(Some(expected[i].1), expected[i].2)),
-                recorded: j.map(shown),
-            });
-        }
-    }
-    let mut in_prefix = true;
-    for (i, &(number, _, _, _)) in expected.iter().enumerate() {
-        let right = moves
-            .iter()
-            .position(|m| m.number == number)
-            .is_some_and(|j| same(symmetry, i, j));
-        if right {
-            score.right_by_number += 1;
-        }
-        in_prefix &= right;
-        if in_prefix {
-            score.prefix += 1;
-        }
-    }
+    let (score, mistakes, latencies) = sequences.score(
+        |i, j| same(symmetry, i, j),
+        |i| label(Some(expected[i].1), expected[i].2),
+        |j| label(moves[j].color, back.apply(moves[j].spot, n)),
+    );
+    finish(
+        truth,
+        recorded,
+        symmetry,
+        (score, mistakes, latencies),
+        &RuleBook::GO,
+    )
+}
 
-    let (flags, anomalies, false_flags) = score_flags(truth, recorded);
+/// The true moves and the recorded ones, by number and time, whatever the game.
+pub(super) struct Sequences {
+    /// Each true move's number and when the hand left.
+    pub expected: Vec<(usize, f64)>,
+    /// Each recorded move's number and when it was committed.
+    pub recorded: Vec<(usize, Option<f64>)>,
+    pub corrections: usize,
+}
+
+impl Sequences {
+    /// The move figures, the first mistakes and the latencies of the right moves, with
+    /// `same(i, j)` saying whether true move `i` is recorded move `j`.
+    pub fn score(
+        &self,
+        same: impl Fn(usize, usize) -> bool,
+        expected_label: impl Fn(usize) -> String,
+        recorded_label: impl Fn(usize) -> String,
+    ) -> (MoveScore, Vec<MoveMistake>, Vec<f64>) {
+        let (expected, recorded) = (&self.expected, &self.recorded);
+        let steps = align(expected.len(), recorded.len(), &same);
+        let mut score = MoveScore {
+            expected: expected.len(),
+            recorded: recorded.len(),
+            corrections: self.corrections,
+            ..MoveScore::default()
+        };
+        let mut mistakes = Vec::new();
+        let mut latencies = Vec::new();
+        let shown = |j: usize| format!("{} (#{})", recorded_label(j), recorded[j].0);
+        for step in &steps {
+            let mistake = match *step {
+                Step::Right(i, j) => {
+                    score.right += 1;
+                    if let Some(t) = recorded[j].1 {
+                        latencies.push(t - expected[i].1);
+                    }
+                    None
+                }
+                Step::Wrong(i, j) => {
+                    score.wrong += 1;
+                    Some(("wrong", expected[i].0, Some(i), Some(j)))
+                }
+                Step::Missed(i) => {
+                    score.missed += 1;
+                    Some(("missed", expected[i].0, Some(i), None))
+                }
+                Step::Extra(j) => {
+                    score.extra += 1;
+                    Some(("extra", recorded[j].0, None, Some(j)))
+                }
+            };
+            if let Some((what, number, i, j)) = mistake
+                && mistakes.len() < MISTAKES_KEPT
+            {
+                mistakes.push(MoveMistake {
+                    what,
+                    number,
+                    expected: i.map(&expected_label),
+                    recorded: j.map(shown),
+                });
+            }
+        }
+        let mut in_prefix = true;
+        for (i, &(number, _)) in expected.iter().enumerate() {
+            let right = recorded
+                .iter()
+                .position(|&(n, _)| n == number)
+                .is_some_and(|j| same(i, j));
+            if right {
+                score.right_by_number += 1;
+            }
+            in_prefix &= right;
+            if in_prefix {
+                score.prefix += 1;
+            }
+        }
+        (score, mistakes, latencies)
+    }
+}
+
+/// Which rules answer an anomaly, and which it excuses, in one game.
+pub(super) struct RuleBook {
+    pub accepted: fn(&str, &[String]) -> Vec<String>,
+    pub tolerated: fn(&str) -> &'static [&'static str],
+}
+
+impl RuleBook {
+    pub const GO: RuleBook = RuleBook {
+        accepted: accepted_rules,
+        tolerated: tolerated_rules,
+    };
+}
+
+/// The game's score once its moves are scored: flags, bumps, and whether it is exact.
+pub(super) fn finish(
+    truth: &Truth,
+    recorded: &Recorded,
+    symmetry: Symmetry,
+    (score, mistakes, latencies): (MoveScore, Vec<MoveMistake>, Vec<f64>),
+    rules: &RuleBook,
+) -> GameScore {
+    let (flags, anomalies, false_flags) = score_flags(truth, recorded, rules);
     let bumps = BumpScore {
         bumps: truth.bumps.len(),
         noted: truth
@@ -503,13 +562,14 @@ fn in_window(flag: &RecordedFlag, anomaly: &TruthAnomaly, (from, to): (f64, f64)
 fn score_flags(
     truth: &Truth,
     recorded: &Recorded,
+    book: &RuleBook,
 ) -> (FlagScore, Vec<AnomalyOutcome>, Vec<FalseFlag>) {
     // An anomaly that cites no rule (a bump asked for by name) is owed no flag.
     let owed: Vec<(&TruthAnomaly, Vec<String>, (f64, f64))> = truth
         .anomalies
         .iter()
         .filter(|a| !a.rules.is_empty())
-        .map(|a| (a, accepted_rules(&a.kind, &a.rules), window(truth, a)))
+        .map(|a| (a, (book.accepted)(&a.kind, &a.rules), window(truth, a)))
         .collect();
     let mut outcomes: Vec<AnomalyOutcome> = owed
         .iter()
@@ -561,7 +621,7 @@ fn score_flags(
                     && flag
                         .rules
                         .iter()
-                        .any(|r| tolerated_rules(&a.kind).contains(&r.as_str()))
+                        .any(|r| (book.tolerated)(&a.kind).contains(&r.as_str()))
             })
         };
         if !fits.is_empty() || tolerated() {
@@ -858,6 +918,46 @@ mod tests {
         assert_eq!(s.moves.right, 6);
         assert_eq!(s.moves.corrections, 1);
         assert!(s.exact);
+    }
+
+    #[test]
+    fn a_correction_note_moves_or_undoes_the_last_move() {
+        let truth = clean_truth();
+        let mut lines = perfect(&truth, Symmetry::Identity, 0.2);
+        // Move 4 logged where a stone was dropped by accident, then moved by a correction
+        // note to where it was played (`recorder::actions::correction`).
+        let right = lines[4].clone();
+        let point = |text: &str| {
+            let at = text.find("\"points\":[[").expect("a point") + 11;
+            let end = at + text[at..].find(']').expect("closed");
+            let (r, c) = text[at..end].split_once(',').expect("two numbers");
+            [r.parse::<usize>().unwrap(), c.parse::<usize>().unwrap()]
+        };
+        let [r, c] = point(&right);
+        let note =
+            |detail: &str, at: Option<[usize; 2]>| line("note", 8.0, None, None, at, &[], detail);
+        lines[4] = right.replace(&format!("[[{r},{c}]]"), &format!("[[{},{c}]]", (r + 1) % 9));
+        lines.insert(
+            5,
+            note(
+                &format!(
+                    r#""note":"correction","point":"{}{}""#,
+                    (b'a' + c as u8) as char,
+                    (b'a' + r as u8) as char
+                ),
+                Some([r, c]),
+            ),
+        );
+        let recorded = Recorded::parse(&lines.join("\n"));
+        assert_eq!(recorded.corrections, 1);
+        assert!(score(&truth, &recorded).exact);
+        // An extra move undone by a note with no point.
+        let mut lines = perfect(&truth, Symmetry::Identity, 0.2);
+        lines.insert(5, move_line(5, "black", [8, 8], 9.0));
+        lines.insert(6, note(r#""note":"correction""#, None));
+        let recorded = Recorded::parse(&lines.join("\n"));
+        assert_eq!(recorded.corrections, 1);
+        assert!(score(&truth, &recorded).exact);
     }
 
     #[test]

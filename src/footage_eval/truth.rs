@@ -11,7 +11,7 @@ use std::path::Path;
 pub struct Truth {
     #[serde(default)]
     pub format: String,
-    /// `go`, `makhos` or `makruk`; only Go is scored.
+    /// `go`, `makhos` or `makruk`.
     pub game: String,
     pub seed: u64,
     #[serde(default)]
@@ -48,7 +48,8 @@ pub struct TruthMove {
     #[serde(default)]
     pub record_number: Option<usize>,
     pub color: Color,
-    /// SGF point in the board's own rows (`dd`), or `pass`.
+    /// SGF point in the board's own rows (`dd`) or `pass` (Go), PDN (`9x18x27`, Mak-hos),
+    /// SAN (Makruk).
     pub notation: String,
     pub placed_at: f64,
     /// The hand has left the board: the earliest a recorder can know the move is done.
@@ -88,15 +89,16 @@ impl Truth {
     pub fn parse(text: &str) -> anyhow::Result<Truth> {
         let truth: Truth = serde_json::from_str(text)
             .map_err(|e| anyhow::anyhow!("not a kradan render truth file: {e}"))?;
+        let lines = match truth.game.as_str() {
+            "go" => 2..=25,
+            "makhos" | "makruk" => 8..=8,
+            other => anyhow::bail!("a {other} clip: expected go, makhos or makruk"),
+        };
         anyhow::ensure!(
-            truth.game == "go",
-            "a {} clip: only Go footage is scored so far",
+            lines.contains(&truth.board.cells),
+            "a board of {} lines is not a {} board",
+            truth.board.cells,
             truth.game
-        );
-        anyhow::ensure!(
-            (2..=25).contains(&truth.board.cells),
-            "a board of {} lines is not a Go board",
-            truth.board.cells
         );
         anyhow::ensure!(
             truth.duration.is_finite() && truth.duration >= 0.0,

@@ -124,52 +124,84 @@ fn checker_contrast(
     image: &Mat,
     geometry: &BoardGeometry,
 ) -> opencv::Result<Option<CheckerContrast>> {
-    let mut gray = Mat::default();
+    let mut lab = Mat::default();
     if image.channels() == 1 {
-        gray = image.clone();
+        let mut bgr = Mat::default();
+        imgproc::cvt_color_def(image, &mut bgr, imgproc::COLOR_GRAY2BGR)?;
+        imgproc::cvt_color_def(&bgr, &mut lab, imgproc::COLOR_BGR2Lab)?;
     } else {
-        imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
+        imgproc::cvt_color_def(image, &mut lab, imgproc::COLOR_BGR2Lab)?;
     }
-    let (width, height) = (gray.cols(), gray.rows());
-    let at = |[x, y]: [f64; 2]| -> Option<f64> {
+    let (width, height) = (lab.cols(), lab.rows());
+    let at = |[x, y]: [f64; 2]| -> Option<[f64; 3]> {
         let (xi, yi) = (x.round() as i32, y.round() as i32);
         (xi >= 0 && yi >= 0 && xi < width && yi < height)
-            .then(|| gray.at_2d::<u8>(yi, xi).ok().map(|v| f64::from(*v)))
+            .then(|| {
+                lab.at_2d::<opencv::core::Vec3b>(yi, xi).ok().map(|v| {
+                    [
+                        f64::from(v[0]),
+                        CHROMA_WEIGHT * f64::from(v[1]),
+                        CHROMA_WEIGHT * f64::from(v[2]),
+                    ]
+                })
+            })
             .flatten()
     };
-    let mut classes: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut classes: [Vec<[f64; 3]>; 2] = [Vec::new(), Vec::new()];
     for row in 0..SQUARES {
         for col in 0..SQUARES {
-            let mut corners: Vec<f64> = [(0.2, 0.2), (0.8, 0.2), (0.2, 0.8), (0.8, 0.8)]
+            let mut corners: Vec<[f64; 3]> = [(0.2, 0.2), (0.8, 0.2), (0.2, 0.8), (0.8, 0.8)]
                 .iter()
                 .filter_map(|&(dc, dr)| at(geometry.to_image(col as f64 + dc, row as f64 + dr)))
                 .collect();
             if corners.len() < 3 {
                 continue;
             }
-            corners.sort_by(f64::total_cmp);
-            classes[(row + col) % 2].push(corners[corners.len() / 2]);
+            classes[(row + col) % 2].push(component_median(&mut corners));
         }
     }
     if classes.iter().any(|c| c.len() < 16) {
         return Ok(None);
     }
-    let median = |values: &mut Vec<f64>| {
-        values.sort_by(f64::total_cmp);
-        values[values.len() / 2]
-    };
-    let centres = [median(&mut classes[0]), median(&mut classes[1])];
-    let spread = |values: &[f64], centre: f64| {
-        let mut deviations: Vec<f64> = values.iter().map(|v| (v - centre).abs()).collect();
-        median(&mut deviations)
+    let centres = [
+        component_median(&mut classes[0].clone()),
+        component_median(&mut classes[1].clone()),
+    ];
+    let spread = |values: &[[f64; 3]], centre: [f64; 3]| {
+        let mut deviations: Vec<f64> = values.iter().map(|&v| distance(v, centre)).collect();
+        deviations.sort_by(f64::total_cmp);
+        deviations[deviations.len() / 2]
     };
     let within = spread(&classes[0], centres[0])
         .max(spread(&classes[1], centres[1]))
         .max(2.0);
     Ok(Some(CheckerContrast {
-        strength: (centres[0] - centres[1]).abs() / within,
-        first_square_dark: centres[0] < centres[1],
+        strength: distance(centres[0], centres[1]) / within,
+        first_square_dark: centres[0][0] < centres[1][0],
     }))
+}
+
+/// How much a difference of hue counts against the same difference of lightness, in
+/// OpenCV's 8-bit Lab (lightness spans 0–255, the colour axes about half that on real
+/// surfaces): two square colours may share their lightness and differ only in hue.
+const CHROMA_WEIGHT: f64 = 2.0;
+
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a.iter()
+        .zip(&b)
+        .map(|(x, y)| (x - y).powi(2))
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// The median of each component on its own.
+fn component_median(values: &mut [[f64; 3]]) -> [f64; 3] {
+    let mut out = [0.0; 3];
+    for (channel, slot) in out.iter_mut().enumerate() {
+        values.sort_by(|a, b| a[channel].total_cmp(&b[channel]));
+        *slot = values[values.len() / 2][channel];
+    }
+    out
 }
 
 /// Which of the two 8×8 games is on the board: it decides the start position and where a

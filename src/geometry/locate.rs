@@ -110,9 +110,11 @@ pub fn locate_lines(image: &Mat, size: Option<usize>, kind: LineKind) -> opencv:
     let mut located = Located::default();
     let mut reasons = Vec::new();
     for scale in [Scale::BOARD_FILLS_FRAME, Scale::SMALL_BOARD] {
-        let response = LineResponse::new(&gray, scale, kind)?;
+        let response = LineResponse::new(image, &gray, scale, kind)?;
         let segments = response.segments(scale)?;
-        match fit_grid(&response, &segments, size) {
+        let fitted = fit_grid(&response, &segments, size)
+            .or_else(|reason| fit_apart(&response, &segments, size).ok_or(reason));
+        match fitted {
             Ok(geometry) => {
                 located.geometry = Some(largest_board(
                     &response,
@@ -242,29 +244,20 @@ struct LineResponse {
 }
 
 impl LineResponse {
-    fn new(gray: &Mat, scale: Scale, kind: LineKind) -> opencv::Result<Self> {
+    /// `image` is the picture `gray` was made from (BGR, or `gray` itself).
+    fn new(image: &Mat, gray: &Mat, scale: Scale, kind: LineKind) -> opencv::Result<Self> {
         let longest = gray.cols().max(gray.rows());
-        // Wider than a grid line at any usable distance, narrower than a stone; a square
-        // edge is a step, which the thinnest gradient marks as a line of its own.
-        let (k, operation) = match kind {
-            LineKind::Drawn => (
-                ((f64::from(longest) / scale.kernel_divisor).round() as i32).max(3) | 1,
-                imgproc::MORPH_BLACKHAT,
-            ),
-            LineKind::SquareEdges => (3, imgproc::MORPH_GRADIENT),
+        let mat = match kind {
+            // Wider than a grid line at any usable distance, narrower than a stone.
+            LineKind::Drawn => {
+                let k = ((f64::from(longest) / scale.kernel_divisor).round() as i32).max(3) | 1;
+                morphology(gray, imgproc::MORPH_BLACKHAT, k)?
+            }
+            LineKind::SquareEdges if image.channels() == 3 => colour_steps(image)?,
+            // A square edge is a step, which the thinnest gradient marks as a line of its
+            // own.
+            LineKind::SquareEdges => morphology(gray, imgproc::MORPH_GRADIENT, 3)?,
         };
-        let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_RECT, Size::new(k, k))?;
-        let mut mat = Mat::default();
-        imgproc::morphology_ex(
-            gray,
-            &mut mat,
-            operation,
-            &kernel,
-            Point::new(-1, -1),
-            1,
-            core::BORDER_REPLICATE,
-            imgproc::morphology_default_border_value()?,
-        )?;
         let mat = if mat.is_continuous() {
             mat
         } else {
@@ -369,6 +362,49 @@ impl LineResponse {
             .map(|l| [l[0] as f64, l[1] as f64, l[2] as f64, l[3] as f64])
             .collect())
     }
+}
+
+fn morphology(image: &Mat, operation: i32, side: i32) -> opencv::Result<Mat> {
+    let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_RECT, Size::new(side, side))?;
+    let mut out = Mat::default();
+    imgproc::morphology_ex(
+        image,
+        &mut out,
+        operation,
+        &kernel,
+        Point::new(-1, -1),
+        1,
+        core::BORDER_REPLICATE,
+        imgproc::morphology_default_border_value()?,
+    )?;
+    Ok(out)
+}
+
+/// How much more a step in hue counts than the same step in lightness: CIE Lab's colour
+/// axes span about half the range of its lightness over real surfaces.
+const CHROMA_STEP_WEIGHT: f64 = 2.0;
+
+/// The steps between squares, in lightness or in colour, whichever is larger: two square
+/// colours can share their lightness (green and tan, teal and brown in dim light), and a
+/// grey picture then shows no edge between them at all. The picture is smoothed first so
+/// the chroma noise of a dim camera is not doubled into edges.
+fn colour_steps(image: &Mat) -> opencv::Result<Mat> {
+    let mut smooth = Mat::default();
+    imgproc::gaussian_blur_def(image, &mut smooth, Size::new(3, 3), 0.0)?;
+    let mut lab = Mat::default();
+    imgproc::cvt_color_def(&smooth, &mut lab, imgproc::COLOR_BGR2Lab)?;
+    let mut channels = Vector::<Mat>::new();
+    core::split(&lab, &mut channels)?;
+    let mut strongest = morphology(&channels.get(0)?, imgproc::MORPH_GRADIENT, 3)?;
+    for channel in 1..3 {
+        let step = morphology(&channels.get(channel)?, imgproc::MORPH_GRADIENT, 3)?;
+        let mut weighted = Mat::default();
+        step.convert_to(&mut weighted, core::CV_8U, CHROMA_STEP_WEIGHT, 0.0)?;
+        let mut larger = Mat::default();
+        core::max(&strongest, &weighted, &mut larger)?;
+        strongest = larger;
+    }
+    Ok(strongest)
 }
 
 fn percentile(bytes: &[u8], fraction: f64) -> u8 {
@@ -850,6 +886,90 @@ fn fit_grid(
 
 const NO_GRID: &str = "no grid of straight lines found";
 
+/// A grid fitted to one group of touching segments alone, the group with the most length
+/// first. Another board or a printed sheet beside the board adds line directions and
+/// periods of its own that can spoil the fit of the whole picture; the lines of one board
+/// cross one another, and the neighbour's lie apart from them.
+fn fit_apart(
+    response: &LineResponse,
+    segments: &[[f64; 4]],
+    size: Option<usize>,
+) -> Option<BoardGeometry> {
+    let reach = f64::from(response.width.max(response.height)) / 60.0;
+    let mut groups = touching_groups(segments, reach);
+    if groups.len() < 2 {
+        return None;
+    }
+    let length = |group: &[usize]| {
+        group
+            .iter()
+            .map(|&i| segment_length(&segments[i]))
+            .sum::<f64>()
+    };
+    groups.sort_by(|a, b| length(b).total_cmp(&length(a)));
+    groups
+        .iter()
+        .filter(|group| group.len() >= 8)
+        .take(3)
+        .find_map(|group| {
+            let members: Vec<[f64; 4]> = group.iter().map(|&i| segments[i]).collect();
+            fit_grid(response, &members, size).ok()
+        })
+}
+
+/// The segments in groups that touch, each within `reach` pixels of another of its group.
+fn touching_groups(segments: &[[f64; 4]], reach: f64) -> Vec<Vec<usize>> {
+    let mut parent: Vec<usize> = (0..segments.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in 0..segments.len() {
+        for j in i + 1..segments.len() {
+            if segment_distance(&segments[i], &segments[j]) <= reach {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a] = b;
+            }
+        }
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for i in 0..segments.len() {
+        let r = root(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    groups.into_values().collect()
+}
+
+/// The shortest distance between two segments: zero where they cross.
+fn segment_distance(a: &[f64; 4], b: &[f64; 4]) -> f64 {
+    let side = |p: [f64; 2], q: [f64; 2], r: [f64; 2]| {
+        (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    };
+    let (a0, a1, b0, b1) = ([a[0], a[1]], [a[2], a[3]], [b[0], b[1]], [b[2], b[3]]);
+    let crosses =
+        side(a0, a1, b0) * side(a0, a1, b1) < 0.0 && side(b0, b1, a0) * side(b0, b1, a1) < 0.0;
+    if crosses {
+        return 0.0;
+    }
+    let to_segment = |p: [f64; 2], s0: [f64; 2], s1: [f64; 2]| {
+        let (dx, dy) = (s1[0] - s0[0], s1[1] - s0[1]);
+        let squared = dx * dx + dy * dy;
+        let t = if squared > 0.0 {
+            (((p[0] - s0[0]) * dx + (p[1] - s0[1]) * dy) / squared).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        (p[0] - s0[0] - t * dx).hypot(p[1] - s0[1] - t * dy)
+    };
+    to_segment(a0, b0, b1)
+        .min(to_segment(a1, b0, b1))
+        .min(to_segment(b0, a0, a1))
+        .min(to_segment(b1, a0, a1))
+}
+
 /// The grid whose rows and columns run along the two given directions, with its score:
 /// the summed coverage of its lines.
 fn fit_grid_along(
@@ -1263,6 +1383,40 @@ pub fn image_order(geometry: &BoardGeometry) -> BoardGeometry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segments_that_cross_touch_and_distant_ones_do_not() {
+        let across = [0.0, 5.0, 10.0, 5.0];
+        let down = [5.0, 0.0, 5.0, 10.0];
+        assert_eq!(segment_distance(&across, &down), 0.0);
+        let beside = [0.0, 8.0, 10.0, 8.0];
+        assert!((segment_distance(&across, &beside) - 3.0).abs() < 1e-9);
+        let beyond = [14.0, 5.0, 20.0, 5.0];
+        assert!((segment_distance(&across, &beyond) - 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn two_grids_apart_make_two_groups() {
+        let grid = |x0: f64, y0: f64| -> Vec<[f64; 4]> {
+            (0..5)
+                .flat_map(|k| {
+                    let at = f64::from(k) * 10.0;
+                    [
+                        [x0, y0 + at, x0 + 40.0, y0 + at],
+                        [x0 + at, y0, x0 + at, y0 + 40.0],
+                    ]
+                })
+                .collect()
+        };
+        let mut segments = grid(0.0, 0.0);
+        segments.extend(grid(200.0, 100.0));
+        let mut groups = touching_groups(&segments, 5.0);
+        groups.sort();
+        assert_eq!(
+            groups,
+            vec![(0..10).collect::<Vec<_>>(), (10..20).collect()]
+        );
+    }
 
     #[test]
     fn a_lattice_is_found_from_noisy_positions_with_outliers() {

@@ -46,6 +46,16 @@ const SURE_CHANGE: f32 = 0.95;
 /// a double move: a white stone in shadow was seen voted black at 0.69.
 const SURE_COLOUR: f32 = 0.9;
 
+/// The vote's confidence in both points of a stone knocked next door at or above which it
+/// is confirmed in half the time: the vote still remembers the stone where it was for a
+/// while (0.52 rising to 0.89 over 1.3 s on a development clip).
+const SURE_KNOCK: f32 = 0.6;
+
+/// The most points a change may leave unexplained beside a move and still be read as that
+/// move with stones displaced: one stone knocked off its point and onto another, and one
+/// more misread.
+const MAX_DISPLACED: usize = 3;
+
 /// A settled position as the tracker saw it.
 #[derive(Clone, Debug)]
 pub struct Seen<'a> {
@@ -103,6 +113,15 @@ pub enum Outcome {
         points: Vec<Point>,
         message: String,
     },
+    /// Move `number`'s stone was taken back from `from` (flagged TGA 21 then) and its
+    /// player put it at `to`: the record keeps the stone where it was played in the end,
+    /// as a referee's "move the last move" would.
+    Replaced {
+        number: usize,
+        color: Color,
+        from: Point,
+        to: Point,
+    },
 }
 
 /// A point where the physical board differs from the rules' position, known and handled.
@@ -126,6 +145,9 @@ pub struct GoInference {
     board: Occupancy,
     discrepancies: BTreeMap<Point, Discrepancy>,
     last_stone: Option<Point>,
+    /// The rules' position before the last stone was played, to play it elsewhere when it
+    /// is taken back and put down again; `None` once anything else was played since.
+    before_last: Option<Position>,
     next_flag_id: u32,
 }
 
@@ -138,6 +160,7 @@ impl GoInference {
             board,
             discrepancies: BTreeMap::new(),
             last_stone: None,
+            before_last: None,
             next_flag_id: 1,
         }
     }
@@ -222,6 +245,7 @@ impl GoInference {
         self.position
             .play(color, Move::Pass)
             .expect("a pass is always legal");
+        self.before_last = None;
         outcomes.push(Outcome::Move {
             number: self.position.moves_played(),
             color,
@@ -278,7 +302,35 @@ impl GoInference {
             }
         };
         let mut best = explanations.into_iter().next();
+        if best
+            .as_ref()
+            .is_some_and(|b| b.has(FlagKind::BoardDisturbed))
+        {
+            best = self.move_beside_displacement(&corrected, context).or(best);
+        }
         let stood = seen.now - seen.since;
+        if let Some(found) = &mut best {
+            for flag in &mut found.flags {
+                // The last stone on the next point with no hand seen was knocked there,
+                // not taken back by its player.
+                let knocked =
+                    !seen.hand_seen && flag.kind == FlagKind::TakenBack && flag.points.len() == 2;
+                // One stone of the side to move gone, and nothing placed: the player who
+                // just moved took it off as if his move had captured it (TGA 27). A stone
+                // of his own gone is not taken as a prisoner: it slid off its point, where
+                // no point shows it (TGA 25).
+                let lifted = found.moves.is_empty()
+                    && flag.kind == FlagKind::Displaced
+                    && matches!(flag.points.as_slice(), &[p]
+                        if self.position.board().get(p) == Some(self.position.to_move())
+                            && corrected.get(p.row as usize, p.col as usize).is_none());
+                if knocked {
+                    recast(flag, FlagKind::Displaced);
+                } else if lifted {
+                    recast(flag, FlagKind::RemovedWithLiberties);
+                }
+            }
+        }
 
         // A double move resting on a colour the camera is unsure of: wait for the vote to
         // firm up, and if it does not, take the colour the turn order expects when that
@@ -328,6 +380,14 @@ impl GoInference {
             }
         }
 
+        // The last stone was taken back and its player now puts one elsewhere: that is
+        // where the move was played, not a second move of the same colour.
+        if let Some(found) = &best
+            && let Some(replaced) = self.replaced_by_double_move(found, seen.occupancy)
+        {
+            return vec![replaced];
+        }
+
         // The part of a change committed beside a breach must be clean: flags wait.
         if !split
             && best
@@ -340,13 +400,23 @@ impl GoInference {
         if !self.options.stills {
             let breach = best.as_ref().is_some_and(breaches);
             // A breach a hand was seen making and the camera is sure of needs half the
-            // time: an opponent's stone lifted and put back 1.4 s later was missed.
+            // time: an opponent's stone lifted and put back 1.4 s later was missed. So
+            // does one stone seen on the point next to its own with no hand, even while
+            // the vote still remembers it where it was: a knock, which light or a misread
+            // does not mimic, was put back 1.3 s after it was seen.
             let sure = self
                 .board
                 .differences(seen.occupancy)
                 .iter()
                 .all(|&[row, col]| seen.confidence[row * size + col] >= SURE_CHANGE);
-            let confirm = if seen.hand_seen && sure {
+            let knocked = best.as_ref().is_some_and(|b| {
+                b.moves.is_empty()
+                    && matches!(b.flags.as_slice(), [f] if f.kind == FlagKind::Displaced && f.points.len() == 2)
+                    && b.flags[0].points.iter().all(|p| {
+                        seen.confidence[p.row as usize * size + p.col as usize] >= SURE_KNOCK
+                    })
+            });
+            let confirm = if (seen.hand_seen && sure) || knocked {
                 self.options.confirm_seconds / 2.0
             } else {
                 self.options.confirm_seconds
@@ -469,10 +539,14 @@ impl GoInference {
             if illegal.contains(&index) {
                 continue;
             }
+            let before = self.position.clone();
             let played = self.position.play(color, mv);
             let captured = played.map(|p| p.captured).unwrap_or_default();
             if let Move::Play(point) = mv {
                 self.last_stone = Some(point);
+                self.before_last = Some(before);
+            } else {
+                self.before_last = None;
             }
             outcomes.push(Outcome::Move {
                 number: self.position.moves_played(),
@@ -482,6 +556,7 @@ impl GoInference {
                 lost_turn: false,
             });
         }
+        let mut moved_last = None;
         for flag in &best.flags {
             let move_number = flag.move_index.map(|i| first_number + i);
             let color = flag.move_index.and_then(|i| best.moves.get(i)).map(|m| m.0);
@@ -506,6 +581,9 @@ impl GoInference {
                     let message = describe(kind, &flag.points, color);
                     let raised = self.flag(kind, flag.points.clone(), move_number, color, message);
                     outcomes.push(raised);
+                    if let (FlagKind::TakenBack, &[from, to]) = (kind, flag.points.as_slice()) {
+                        moved_last = Some((from, to));
+                    }
                     if matches!(kind, FlagKind::KoRetaken | FlagKind::Suicide) {
                         // The stone comes off again and its player loses the turn (TGA
                         // 28–29); explain lists an illegal stone only as the last move.
@@ -513,6 +591,7 @@ impl GoInference {
                         self.position
                             .play(offender, Move::Pass)
                             .expect("a pass is always legal");
+                        self.before_last = None;
                         // The record keeps the stone as played, marked: a record reader
                         // judges it illegal and does not place it, as the rules do.
                         let illegal_stone = flag
@@ -535,6 +614,14 @@ impl GoInference {
             best.after.board().to_occupancy(),
             "replaying the explanation's moves gives its position"
         );
+        // The last stone moved straight to another point by its player's hand: flagged,
+        // and the record follows it there.
+        if let Some((from, to)) = moved_last
+            && let Some(color) = self.position.board().get(from)
+            && let Some(replaced) = self.replace_last(from, to, color)
+        {
+            outcomes.push(replaced);
+        }
 
         // Every point where the board now differs from the rules' position, and not yet
         // remembered, belongs to the flags just raised (explain names them all).
@@ -575,6 +662,143 @@ impl GoInference {
         if self.position.play_has_ended() {
             outcomes.push(Outcome::PlayEnded);
         }
+    }
+
+    /// A change no sequence of moves explains may still be one move (or none) and a stone
+    /// or two knocked or misread beside it: the move of the side to move that leaves the
+    /// fewest points unexplained, those (at most [`MAX_DISPLACED`]) flagged displaced. A
+    /// knock in the same settled view as the move just before it was a disturbed board.
+    fn move_beside_displacement(
+        &self,
+        corrected: &Occupancy,
+        context: Context,
+    ) -> Option<Explanation> {
+        let rules = self.position.board().to_occupancy();
+        let to_move = self.position.to_move();
+        let differences = rules.differences(corrected);
+        let mut fewest: Option<(Vec<Point>, Explanation)> = (differences.len() <= MAX_DISPLACED)
+            .then(|| {
+                let points = differences
+                    .iter()
+                    .map(|&[row, col]| Point::new(row as u8, col as u8))
+                    .collect();
+                let unmoved = Explanation {
+                    moves: Vec::new(),
+                    flags: Vec::new(),
+                    after: self.position.clone(),
+                };
+                (points, unmoved)
+            });
+        for &[row, col] in &differences {
+            if corrected.get(row, col) != Some(to_move) || rules.get(row, col).is_some() {
+                continue;
+            }
+            let mut one_move = rules.clone();
+            one_move.set(row, col, Some(to_move));
+            let Some(found) = explain(&self.position, &one_move, context)
+                .ok()
+                .and_then(|found| found.into_iter().next())
+            else {
+                continue;
+            };
+            if found.moves.len() != 1 || !found.flags.iter().all(|f| is_note(f, &found)) {
+                continue;
+            }
+            let prisoners = found.pending_removals();
+            let rest: Vec<Point> = found
+                .after
+                .board()
+                .to_occupancy()
+                .differences(corrected)
+                .into_iter()
+                .map(|[row, col]| Point::new(row as u8, col as u8))
+                .filter(|p| !prisoners.contains(p))
+                .collect();
+            if rest.len() <= MAX_DISPLACED
+                && fewest
+                    .as_ref()
+                    .is_none_or(|(least, _)| rest.len() < least.len())
+            {
+                fewest = Some((rest, found));
+            }
+        }
+        let (rest, mut found) = fewest?;
+        found.flags.push(crate::games::go::Flag {
+            kind: FlagKind::Displaced,
+            rules: FlagKind::Displaced.rules().to_vec(),
+            penalties: FlagKind::Displaced.penalties().to_vec(),
+            points: rest,
+            move_index: None,
+        });
+        Some(found)
+    }
+
+    /// A double move whose first stone is the colour of a last stone taken back (and
+    /// flagged so) while it is still off the board: the move replaced, not a double move.
+    fn replaced_by_double_move(
+        &mut self,
+        found: &Explanation,
+        seen: &Occupancy,
+    ) -> Option<Outcome> {
+        let from = self.last_stone?;
+        let taken = self.discrepancies.get(&from)?;
+        let color = taken.expected?;
+        let taken_back = matches!(taken.flag, Some((_, FlagKind::TakenBack)));
+        if !taken_back || taken.shown.is_some() {
+            return None;
+        }
+        if seen.get(from.row as usize, from.col as usize).is_some() {
+            return None;
+        }
+        let &(first, Move::Play(to)) = found.moves.first()? else {
+            return None;
+        };
+        let doubled = found
+            .flags
+            .iter()
+            .any(|f| f.kind == FlagKind::DoubleMove && f.move_index == Some(0));
+        if first != color || !doubled {
+            return None;
+        }
+        let replaced = self.replace_last(from, to, color)?;
+        self.board
+            .set(to.row as usize, to.col as usize, Some(color));
+        Some(replaced)
+    }
+
+    /// Plays the last stone at `to` instead of `from`, when the rules allow it there.
+    fn replace_last(&mut self, from: Point, to: Point, color: Color) -> Option<Outcome> {
+        if self.last_stone != Some(from) {
+            return None;
+        }
+        let mut replayed = self.before_last.clone()?;
+        let played = replayed.play(color, Move::Play(to)).ok()?;
+        let number = replayed.moves_played();
+        self.position = replayed;
+        self.last_stone = Some(to);
+        self.before_last = None;
+        self.discrepancies.remove(&from);
+        self.discrepancies.remove(&to);
+        for point in played.captured {
+            let shown = self.board.get(point.row as usize, point.col as usize);
+            if shown.is_some() {
+                self.discrepancies.insert(
+                    point,
+                    Discrepancy {
+                        expected: None,
+                        shown,
+                        flag: None,
+                        captured_by: Some(number),
+                    },
+                );
+            }
+        }
+        Some(Outcome::Replaced {
+            number,
+            color,
+            from,
+            to,
+        })
     }
 
     fn flag(
@@ -636,6 +860,13 @@ fn breaching(flag: &crate::games::go::Flag, explanation: &Explanation) -> bool {
         FlagKind::CapturesNotRemoved => flag.move_index != last,
         _ => true,
     }
+}
+
+/// Reads an explanation's flag as another irregularity of the same points.
+fn recast(flag: &mut crate::games::go::Flag, kind: FlagKind) {
+    flag.kind = kind;
+    flag.rules = kind.rules().to_vec();
+    flag.penalties = kind.penalties().to_vec();
 }
 
 fn describe(kind: FlagKind, points: &[Point], color: Option<Color>) -> String {
@@ -751,16 +982,12 @@ mod tests {
 
     #[test]
     fn tga_29_a_suicide_stone_is_recorded_where_it_stood_and_the_turn_is_lost() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let mut now = 1.0;
-        for rows in [
+        let mut game = played(&[
             [".....", "B....", ".....", ".....", "....."],
             [".....", "B....", ".....", ".....", "....W"],
             [".B...", "B....", ".....", ".....", "....W"],
-        ] {
-            game.observe(&seen(&board(&rows), &SURE, now, now + 0.2));
-            now += 1.0;
-        }
+        ]);
+        let now = 4.0;
         // White's stone at aa has no liberty and captures nothing.
         let suicide = board(&["WB...", "B....", ".....", ".....", "....W"]);
         let out = game.observe(&seen(&suicide, &SURE, now, now + 0.2));
@@ -789,6 +1016,164 @@ mod tests {
         let out = game.observe(&seen(&knocked, &SURE, 2.5, 4.1));
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
         assert!(moves(&out).is_empty(), "{out:?}");
+    }
+
+    /// Black cc, White bd, Black de: White to move.
+    const OPENING: [[&str; 5]; 3] = [
+        [".....", ".....", "..B..", ".....", "....."],
+        [".....", ".....", "..B..", ".W...", "....."],
+        [".....", ".....", "..B..", ".W...", "...B."],
+    ];
+
+    /// A game that has seen each of `positions` settle, a second apart from 1 s.
+    fn played(positions: &[[&str; 5]]) -> GoInference {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        for (index, rows) in positions.iter().enumerate() {
+            let at = 1.0 + index as f64;
+            game.observe(&seen(&board(rows), &SURE, at, at + 0.2));
+        }
+        game
+    }
+
+    fn replaced(outcomes: &[Outcome]) -> Vec<(usize, Color, String, String)> {
+        outcomes
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Replaced {
+                    number,
+                    color,
+                    from,
+                    to,
+                } => Some((*number, *color, from.to_sgf(), to.to_sgf())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tga_21_a_stone_lifted_then_put_elsewhere_by_its_player_replaces_the_move() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        // White drops a stone at bb by accident: it reads as White's move.
+        let dropped = board(&[".....", ".W...", "..B..", ".....", "....."]);
+        let out = game.observe(&seen(&dropped, &SURE, 2.0, 2.2));
+        assert_eq!(moves(&out), [(Color::White, "bb".to_string())]);
+        // Picked up again: the last stone taken back.
+        let out = game.observe(&seen(&one, &SURE, 3.0, 4.6));
+        assert_eq!(flags(&out), [FlagKind::TakenBack], "{out:?}");
+        // White's real move: the record keeps it as move 2, not a double move.
+        let real = board(&[".....", ".....", "..B..", "...W.", "....."]);
+        let out = game.observe(&seen(&real, &SURE, 5.0, 5.2));
+        assert!(flags(&out).is_empty(), "{out:?}");
+        assert_eq!(
+            replaced(&out),
+            [(2, Color::White, "bb".to_string(), "dd".to_string())]
+        );
+        assert_eq!(game.position().to_move(), Color::Black);
+        assert_eq!(game.position().board().to_occupancy(), real);
+        // Black answers: an ordinary move 3.
+        let on = board(&["B....", ".....", "..B..", "...W.", "....."]);
+        let out = game.observe(&seen(&on, &SURE, 6.0, 6.2));
+        assert_eq!(moves(&out), [(Color::Black, "aa".to_string())]);
+        assert!(flags(&out).is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn tga_21_the_last_stone_moved_to_another_point_is_flagged_and_recorded_there() {
+        let mut game = played(&[
+            [".....", ".....", "..B..", ".....", "....."],
+            ["W....", ".....", "..B..", ".....", "....."],
+        ]);
+        let moved = board(&[".....", ".....", "..B..", ".....", "...W."]);
+        let out = game.observe(&seen(&moved, &SURE, 3.0, 4.6));
+        assert_eq!(flags(&out), [FlagKind::TakenBack], "{out:?}");
+        assert_eq!(
+            replaced(&out),
+            [(2, Color::White, "aa".to_string(), "de".to_string())]
+        );
+        assert_eq!(game.position().board().to_occupancy(), moved);
+        assert!(
+            game.discrepancies().is_empty(),
+            "{:?}",
+            game.discrepancies()
+        );
+    }
+
+    #[test]
+    fn tga_25_the_last_stone_on_the_next_point_with_no_hand_was_knocked_not_taken_back() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        let two = board(&[".....", ".W...", "..B..", ".....", "....."]);
+        game.observe(&seen(&two, &SURE, 2.0, 2.2));
+        let knocked = board(&[".....", "W....", "..B..", ".....", "....."]);
+        let mut quiet = seen(&knocked, &SURE, 3.0, 4.6);
+        quiet.hand_seen = false;
+        let out = game.observe(&quiet);
+        assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+        assert!(
+            replaced(&out).is_empty(),
+            "the record keeps the move: {out:?}"
+        );
+    }
+
+    #[test]
+    fn tga_27_a_stone_of_the_side_to_move_lifted_alone_is_removed_with_its_liberties() {
+        let mut game = played(&OPENING);
+        let at = 4.0;
+        // White to move; Black, who just moved, lifts White's stone at bd.
+        let lifted = board(&[".....", ".....", "..B..", ".....", "...B."]);
+        let out = game.observe(&seen(&lifted, &SURE, at, at + 1.6));
+        assert_eq!(flags(&out), [FlagKind::RemovedWithLiberties], "{out:?}");
+        let Some(Outcome::Flag(flag)) = out.first() else {
+            unreachable!()
+        };
+        assert_eq!(flag.rules[0].to_string(), "TGA 27");
+        // Black's own stone at cc gone instead: it slid off its point.
+        let mut game = played(&OPENING);
+        let slid = board(&[".....", ".....", ".....", ".W...", "...B."]);
+        let out = game.observe(&seen(&slid, &SURE, at, at + 1.6));
+        assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+    }
+
+    #[test]
+    fn tga_25_a_move_with_a_stone_knocked_beside_it_is_the_move_and_a_displacement() {
+        let mut game = played(&[
+            [".....", ".....", "..B..", ".....", "....."],
+            [".....", ".....", "..B..", ".W...", "....."],
+        ]);
+        let at = 3.0;
+        // Black plays ee, and in the same view White's stone at bd is knocked half off
+        // its point and reads black: no sequence of moves gives that.
+        let both = board(&[".....", ".....", "..B..", ".B...", "....B"]);
+        let out = game.observe(&seen(&both, &SURE, at, at + 0.2));
+        assert_eq!(
+            moves(&out),
+            [(Color::Black, "ee".to_string())],
+            "the move is committed at once: {out:?}"
+        );
+        assert!(
+            flags(&out).is_empty(),
+            "the displacement must stand: {out:?}"
+        );
+        let out = game.observe(&seen(&both, &SURE, at, at + 1.7));
+        assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+        assert!(moves(&out).is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_stone_taken_back_then_the_opponent_playing_keeps_the_move_flagged() {
+        let one = [".....", ".....", "..B..", ".....", "....."];
+        let mut game = played(&[one, [".....", ".W...", "..B..", ".....", "....."]]);
+        game.observe(&seen(&board(&one), &SURE, 3.0, 4.6));
+        // Black plays on: the taken-back stone stays in the record (TGA 21 said it goes
+        // back), so this is Black's ordinary move.
+        let on = board(&[".....", ".....", "..B..", ".....", "...B."]);
+        let out = game.observe(&seen(&on, &SURE, 5.0, 5.2));
+        assert_eq!(moves(&out), [(Color::Black, "de".to_string())]);
+        assert!(replaced(&out).is_empty(), "{out:?}");
+        assert!(flags(&out).is_empty(), "{out:?}");
     }
 
     #[test]
@@ -862,6 +1247,31 @@ mod tests {
             moves(&game.observe(&seen(&now, &unsure, 3.0, 5.1))).len(),
             1
         );
+    }
+
+    #[test]
+    fn tga_25_a_stone_knocked_next_door_with_no_hand_is_flagged_sooner() {
+        let mut game = played(&OPENING);
+        let knocked = board(&[".....", ".....", "...B.", ".W...", "...B."]);
+        // Any change with no hand seen stands a second: no less for a knock, and no more
+        // while the vote still half remembers the stone where it was.
+        let mut remembered = SURE;
+        remembered[2 * 5 + 2] = 0.8;
+        remembered[2 * 5 + 3] = 0.8;
+        let mut quiet = seen(&knocked, &remembered, 4.0, 4.9);
+        quiet.hand_seen = false;
+        assert!(game.observe(&quiet).is_empty(), "not yet");
+        quiet.now = 5.1;
+        assert_eq!(flags(&game.observe(&quiet)), [FlagKind::Displaced]);
+        // Read unsurely, it waits the whole time.
+        let mut game = played(&OPENING);
+        let mut unsure = SURE;
+        unsure[2 * 5 + 3] = 0.5;
+        let mut quiet = seen(&knocked, &unsure, 4.0, 5.1);
+        quiet.hand_seen = false;
+        assert!(game.observe(&quiet).is_empty(), "not yet");
+        quiet.now = 5.6;
+        assert_eq!(flags(&game.observe(&quiet)), [FlagKind::Displaced]);
     }
 
     #[test]

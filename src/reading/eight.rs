@@ -21,6 +21,7 @@
 //! Nothing here knows the rules: the tracker votes over frames and the inference resolves
 //! what the pixels cannot (a tall piece hiding the square behind it) with the legal moves.
 
+use super::adapt::Look;
 use super::{CellReading, Observation};
 use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{EightBoard, SQUARES, Surface};
@@ -72,6 +73,11 @@ const OCCUPIED_WIDTH: f64 = 0.8;
 
 /// Reads every square of a located board in `image` (BGR, the pixels `board` is in).
 pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<Observation> {
+    Ok(measure(image, board, pieces)?.observation())
+}
+
+/// Measures every square of a located board in `image` (BGR, the pixels `board` is in).
+pub fn measure(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<SquareMeasures> {
     let rectified = super::rectify(image, &board.geometry, CELL)?;
     let shifts = body_shifts(
         &board.geometry,
@@ -79,7 +85,7 @@ pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<O
         f64::from(image.rows()),
         pieces.body_height(),
     );
-    read_rectified(&rectified, board, pieces, &shifts)
+    SquareMeasures::of(&rectified, board, pieces, &shifts)
 }
 
 /// Where a piece's body appears, for every square (row by row), as an offset in square
@@ -119,162 +125,303 @@ pub fn read_rectified(
     pieces: Pieces,
     shifts: &[[f64; 2]],
 ) -> opencv::Result<Observation> {
-    let lab = Lab::of(rectified)?;
-    let cell = f64::from(CELL);
-    let centre = |row: usize, col: usize, offset: [f64; 2]| {
-        [
-            (col as f64 + 1.5 + offset[0]) * cell,
-            (row as f64 + 1.5 + offset[1]) * cell,
-        ]
-    };
-    let class_of = |row: usize, col: usize| match board.surface {
-        Surface::Checkered => (row + col) % 2,
-        Surface::Grid => 0,
-    };
-    let mut corners = Vec::with_capacity(SQUARES * SQUARES);
-    let mut near_corners = Vec::with_capacity(SQUARES * SQUARES);
-    let mut bodies = Vec::with_capacity(SQUARES * SQUARES);
-    for row in 0..SQUARES {
-        for col in 0..SQUARES {
-            let shift = shifts
-                .get(row * SQUARES + col)
-                .copied()
-                .unwrap_or([0.0, 0.0]);
-            let offsets = [[-0.33, -0.33], [0.33, -0.33], [-0.33, 0.33], [0.33, 0.33]];
-            let mut samples: Vec<[f64; 3]> = offsets
-                .iter()
-                .map(|&offset| {
-                    let [x, y] = centre(row, col, offset);
-                    lab.disc_mean(x, y, 0.08 * cell)
-                })
-                .collect();
-            corners.push(component_median(&mut samples));
-            // The two corners nearest the camera: a piece leans away from it, so they
-            // stay bare under a tall one.
-            let mut by_nearness: Vec<(f64, [f64; 3])> = offsets
-                .iter()
-                .zip(&samples)
-                .map(|(o, &sample)| (o[0] * shift[0] + o[1] * shift[1], sample))
-                .collect();
-            by_nearness.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let mut near: Vec<[f64; 3]> = by_nearness[..2].iter().map(|&(_, s)| s).collect();
-            near_corners.push(component_median(&mut near));
-            let [x, y] = centre(row, col, shift);
-            bodies.push(lab.disc_mean(x, y, BODY_RADIUS * cell));
-        }
-    }
-
-    let classes = match board.surface {
-        Surface::Checkered => 2,
-        Surface::Grid => 1,
-    };
-    let planes: Vec<(Plane, f64)> = (0..classes)
-        .map(|class| {
-            let members: Vec<(f64, f64, [f64; 3])> = (0..SQUARES * SQUARES)
-                .filter(|&i| class_of(i / SQUARES, i % SQUARES) == class)
-                .map(|i| ((i % SQUARES) as f64, (i / SQUARES) as f64, corners[i]))
-                .collect();
-            Plane::fit_trimmed(&members)
-        })
-        .collect();
-
-    let mut distances = Vec::with_capacity(SQUARES * SQUARES);
-    for row in 0..SQUARES {
-        for col in 0..SQUARES {
-            let i = row * SQUARES + col;
-            let (plane, scatter) = &planes[class_of(row, col)];
-            let bare = plane.at(col as f64, row as f64);
-            // A disc never reaches its square's corners: where light falls off across a
-            // square (a lamp near one edge), they are the better reference.
-            let from_board = match pieces {
-                Pieces::Discs => distance(bodies[i], bare).min(distance(bodies[i], corners[i])),
-                Pieces::Figures => {
-                    distance(bodies[i], bare).min(distance(bodies[i], near_corners[i]))
-                }
-            };
-            distances.push(from_board / scatter.max(pieces.min_scatter()));
-        }
-    }
-    let occupied: Vec<f64> = distances
-        .iter()
-        .map(|&d| logistic((d - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH))
-        .collect();
-
-    let board_lightness: Vec<f64> = planes
-        .iter()
-        .map(|(plane, _)| plane.at(3.5, 3.5)[0])
-        .collect();
-    let split = lightness_split(&bodies, &occupied, &board_lightness);
-    let cells = (0..SQUARES * SQUARES)
-        .map(|i| {
-            let light = logistic((bodies[i][0] - split.threshold) / split.width);
-            let p = occupied[i];
-            CellReading::from_probabilities(
-                [1.0 - p, p * (1.0 - light), p * light].map(|v| v as f32),
-            )
-        })
-        .collect();
-    Ok(Observation {
-        size: SQUARES,
-        cells,
-    })
+    Ok(SquareMeasures::of(rectified, board, pieces, shifts)?.observation())
 }
 
-/// Where dark pieces end and light ones begin, in Lab lightness (0–255).
-struct Split {
-    threshold: f64,
-    width: f64,
+/// Every square of one view measured: the colour where a piece's body would show, and
+/// the bare board's colour there. The reading and the looks
+/// ([`crate::reading::adapt`]) both come from it.
+#[derive(Clone, Debug)]
+pub struct SquareMeasures {
+    pieces: Pieces,
+    /// Lab, row by row.
+    bodies: Vec<[f64; 3]>,
+    /// The bare board under each square's body: the fitted plane of its class, or its
+    /// own uncovered corners where they are closer to the body (a lamp's falloff).
+    references: Vec<[f64; 3]>,
+    /// Each square's own uncovered corners (Lab).
+    local: Vec<[f64; 3]>,
+    /// Per square, how much bare squares of its class scatter about their plane.
+    scatters: Vec<f64>,
+    /// The board's lightness at its middle, per class of square.
+    board_lightness: Vec<f64>,
+}
+
+impl SquareMeasures {
+    /// Measures a board rectified with [`super::rectify`] at [`CELL`] pixels a square.
+    pub fn of(
+        rectified: &Mat,
+        board: &EightBoard,
+        pieces: Pieces,
+        shifts: &[[f64; 2]],
+    ) -> opencv::Result<SquareMeasures> {
+        let lab = Lab::of(rectified)?;
+        let cell = f64::from(CELL);
+        let centre = |row: usize, col: usize, offset: [f64; 2]| {
+            [
+                (col as f64 + 1.5 + offset[0]) * cell,
+                (row as f64 + 1.5 + offset[1]) * cell,
+            ]
+        };
+        let class_of = |row: usize, col: usize| match board.surface {
+            Surface::Checkered => (row + col) % 2,
+            Surface::Grid => 0,
+        };
+        let mut corners = Vec::with_capacity(SQUARES * SQUARES);
+        let mut near_corners = Vec::with_capacity(SQUARES * SQUARES);
+        let mut bodies = Vec::with_capacity(SQUARES * SQUARES);
+        for row in 0..SQUARES {
+            for col in 0..SQUARES {
+                let shift = shifts
+                    .get(row * SQUARES + col)
+                    .copied()
+                    .unwrap_or([0.0, 0.0]);
+                let offsets = [[-0.33, -0.33], [0.33, -0.33], [-0.33, 0.33], [0.33, 0.33]];
+                let mut samples: Vec<[f64; 3]> = offsets
+                    .iter()
+                    .map(|&offset| {
+                        let [x, y] = centre(row, col, offset);
+                        lab.disc_mean(x, y, 0.08 * cell)
+                    })
+                    .collect();
+                corners.push(component_median(&mut samples));
+                // The two corners nearest the camera: a piece leans away from it, so
+                // they stay bare under a tall one.
+                let mut by_nearness: Vec<(f64, [f64; 3])> = offsets
+                    .iter()
+                    .zip(&samples)
+                    .map(|(o, &sample)| (o[0] * shift[0] + o[1] * shift[1], sample))
+                    .collect();
+                by_nearness.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let mut near: Vec<[f64; 3]> = by_nearness[..2].iter().map(|&(_, s)| s).collect();
+                near_corners.push(component_median(&mut near));
+                let [x, y] = centre(row, col, shift);
+                bodies.push(lab.disc_mean(x, y, BODY_RADIUS * cell));
+            }
+        }
+
+        let classes = match board.surface {
+            Surface::Checkered => 2,
+            Surface::Grid => 1,
+        };
+        let planes: Vec<(Plane, f64)> = (0..classes)
+            .map(|class| {
+                let members: Vec<(f64, f64, [f64; 3])> = (0..SQUARES * SQUARES)
+                    .filter(|&i| class_of(i / SQUARES, i % SQUARES) == class)
+                    .map(|i| ((i % SQUARES) as f64, (i / SQUARES) as f64, corners[i]))
+                    .collect();
+                Plane::fit_trimmed(&members)
+            })
+            .collect();
+        let local = match pieces {
+            Pieces::Discs => corners,
+            Pieces::Figures => near_corners,
+        };
+        let mut references = Vec::with_capacity(SQUARES * SQUARES);
+        let mut scatters = Vec::with_capacity(SQUARES * SQUARES);
+        for row in 0..SQUARES {
+            for col in 0..SQUARES {
+                let i = row * SQUARES + col;
+                let (plane, scatter) = &planes[class_of(row, col)];
+                let bare = plane.at(col as f64, row as f64);
+                // A disc never reaches its square's corners: where light falls off across
+                // a square (a lamp near one edge), they are the better reference; for
+                // figures the two corners nearest the camera are (a figure leans away).
+                let reference = if distance(bodies[i], local[i]) < distance(bodies[i], bare) {
+                    local[i]
+                } else {
+                    bare
+                };
+                references.push(reference);
+                scatters.push(scatter.max(pieces.min_scatter()));
+            }
+        }
+        let board_lightness = planes
+            .iter()
+            .map(|(plane, _)| plane.at(3.5, 3.5)[0])
+            .collect();
+        Ok(SquareMeasures {
+            pieces,
+            bodies,
+            references,
+            local,
+            scatters,
+            board_lightness,
+        })
+    }
+
+    /// Empty, dark or light per square, with probabilities, from colour statistics alone.
+    pub fn observation(&self) -> Observation {
+        let occupied: Vec<f64> = (0..SQUARES * SQUARES)
+            .map(|i| {
+                let from_board = distance(self.bodies[i], self.references[i]) / self.scatters[i];
+                logistic((from_board - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH)
+            })
+            .collect();
+        let split = lightness_split(&self.bodies, &occupied, &self.board_lightness);
+        let cells = (0..SQUARES * SQUARES)
+            .map(|i| {
+                let light = split.light(self.bodies[i]);
+                let p = occupied[i];
+                CellReading::from_probabilities(
+                    [1.0 - p, p * (1.0 - light), p * light].map(|v| v as f32),
+                )
+            })
+            .collect();
+        Observation {
+            size: SQUARES,
+            cells,
+        }
+    }
+
+    /// Every square's look against the bare board right around its body (its own
+    /// uncovered corners), for [`crate::reading::adapt::BoardLooks`] to learn what this
+    /// board's pieces and bare squares look like. The third measure is the body's distance
+    /// in hue from those corners: a dark piece on a dark square can share its lightness
+    /// and still not its colour.
+    pub fn looks(&self) -> Vec<Look> {
+        let ratio = |value: f64, reference: f64, offset: f64| {
+            ((value + offset) / (reference + offset)).ln() as f32
+        };
+        let chroma = |lab: [f64; 3]| (lab[1] - 128.0).hypot(lab[2] - 128.0);
+        self.bodies
+            .iter()
+            .zip(&self.local)
+            .map(|(&body, &bare)| Look {
+                lightness: ratio(body[0], bare[0], LOOK_LIGHTNESS_OFFSET),
+                chroma: ratio(chroma(body), chroma(bare), LOOK_CHROMA_OFFSET),
+                lines: (((body[1] - bare[1]).hypot(body[2] - bare[2]) + LOOK_HUE_OFFSET)
+                    / LOOK_HUE_OFFSET)
+                    .ln() as f32,
+            })
+            .collect()
+    }
+
+    /// What stands on the squares, as measured for.
+    pub fn pieces(&self) -> Pieces {
+        self.pieces
+    }
+}
+
+/// Offsets (Lab units, 0–255 scales) that keep the looks' ratios finite on black pieces
+/// and grey boards, as Go's looks do, and make a hue difference of a few units — the
+/// noise of a dim picture — count for little.
+const LOOK_LIGHTNESS_OFFSET: f64 = 4.0;
+const LOOK_CHROMA_OFFSET: f64 = 3.0;
+const LOOK_HUE_OFFSET: f64 = 4.0;
+
+/// How dark pieces are told from light ones.
+enum Split {
+    /// By Lab lightness (0–255): below `threshold` dark.
+    Lightness { threshold: f64, width: f64 },
+    /// By colour, nearer one side's centre than the other's (Lab, hue weighted as in
+    /// [`hue_weighted`]): two sides of about the same lightness, red men against grey.
+    Colour {
+        dark: [f64; 3],
+        light: [f64; 3],
+        width: f64,
+    },
+}
+
+impl Split {
+    /// The probability that a piece of this body colour is a light one.
+    fn light(&self, body: [f64; 3]) -> f64 {
+        match *self {
+            Split::Lightness { threshold, width } => logistic((body[0] - threshold) / width),
+            Split::Colour { dark, light, width } => {
+                let body = hue_weighted(body);
+                logistic((distance(body, dark) - distance(body, light)) / width)
+            }
+        }
+    }
 }
 
 /// Two groups of the occupied squares' lightness (two-means) when they are clearly
-/// apart: both sides' pieces are on the board in almost every game. Else, with one group
-/// only, the middle of the board's own lightness: light pieces are lighter than dark
-/// squares and dark pieces darker than light ones.
+/// apart: both sides' pieces are on the board in almost every game. Else two groups of
+/// their colour, when those are apart (sides of one lightness in different hues), the
+/// darker group the dark side. Else, with one group only, the middle of the board's own
+/// lightness: light pieces are lighter than dark squares and dark pieces darker than
+/// light ones.
 fn lightness_split(bodies: &[[f64; 3]], occupied: &[f64], board_lightness: &[f64]) -> Split {
-    let values: Vec<f64> = bodies
+    let pieces: Vec<[f64; 3]> = bodies
         .iter()
         .zip(occupied)
         .filter(|(_, p)| **p > 0.5)
-        .map(|(b, _)| b[0])
+        .map(|(b, _)| *b)
         .collect();
-    let lo = board_lightness.iter().copied().fold(f64::MAX, f64::min);
-    let hi = board_lightness.iter().copied().fold(f64::MIN, f64::max);
-    let fallback = Split {
-        threshold: (lo + hi) / 2.0,
-        width: 8.0,
-    };
-    let (Some(&min), Some(&max)) = (
-        values.iter().min_by(|a, b| a.total_cmp(b)),
-        values.iter().max_by(|a, b| a.total_cmp(b)),
-    ) else {
-        return fallback;
-    };
-    let mut centres = [min, max];
-    for _ in 0..20 {
-        let threshold = (centres[0] + centres[1]) / 2.0;
-        let mean = |dark: bool| {
-            let group: Vec<f64> = values
-                .iter()
-                .copied()
-                .filter(|&v| (v < threshold) == dark)
-                .collect();
-            (!group.is_empty()).then(|| group.iter().sum::<f64>() / group.len() as f64)
-        };
-        match (mean(true), mean(false)) {
-            (Some(dark), Some(light)) => centres = [dark, light],
-            _ => break,
-        }
-    }
+    let lightness: Vec<[f64; 3]> = pieces.iter().map(|b| [b[0], 0.0, 0.0]).collect();
     // Dark and light pieces differ by half the lightness scale or more; one side's pieces
     // alone, shaded and lit, by much less.
-    if centres[1] - centres[0] >= MIN_PIECE_CONTRAST {
-        Split {
-            threshold: (centres[0] + centres[1]) / 2.0,
-            width: ((centres[1] - centres[0]) / 10.0).max(2.0),
-        }
-    } else {
-        fallback
+    if let Some([dark, light]) = two_means(&lightness)
+        && light[0] - dark[0] >= MIN_PIECE_CONTRAST
+    {
+        return Split::Lightness {
+            threshold: (dark[0] + light[0]) / 2.0,
+            width: ((light[0] - dark[0]) / 10.0).max(2.0),
+        };
     }
+    let coloured: Vec<[f64; 3]> = pieces.iter().map(|&b| hue_weighted(b)).collect();
+    if let Some([dark, light]) = two_means(&coloured) {
+        let apart = distance(dark, light);
+        if apart >= MIN_PIECE_CONTRAST {
+            return Split::Colour {
+                dark,
+                light,
+                width: (apart / 10.0).max(2.0),
+            };
+        }
+    }
+    let lo = board_lightness.iter().copied().fold(f64::MAX, f64::min);
+    let hi = board_lightness.iter().copied().fold(f64::MIN, f64::max);
+    Split::Lightness {
+        threshold: (lo + hi) / 2.0,
+        width: 8.0,
+    }
+}
+
+/// Lab with its colour axes doubled: in OpenCV's 8-bit Lab they span about half the
+/// range lightness does over real pieces, and a red man differs from a grey one there.
+fn hue_weighted(lab: [f64; 3]) -> [f64; 3] {
+    [lab[0], 2.0 * lab[1], 2.0 * lab[2]]
+}
+
+/// Two-means of `values`, started from the value farthest from their mean and the value
+/// farthest from that; the group of lower first component first. None with fewer than
+/// two distinct values.
+fn two_means(values: &[[f64; 3]]) -> Option<[[f64; 3]; 2]> {
+    let n = values.len() as f64;
+    let mean: [f64; 3] = std::array::from_fn(|k| values.iter().map(|v| v[k]).sum::<f64>() / n);
+    let farthest_from = |from: [f64; 3]| {
+        values
+            .iter()
+            .copied()
+            .max_by(|a, b| distance(*a, from).total_cmp(&distance(*b, from)))
+    };
+    let first = farthest_from(mean)?;
+    let second = farthest_from(first)?;
+    if distance(first, second) == 0.0 {
+        return None;
+    }
+    let mut centres = [first, second];
+    for _ in 0..20 {
+        let mut sums = [[0.0; 3]; 2];
+        let mut counts = [0.0; 2];
+        for v in values {
+            let group = usize::from(distance(*v, centres[1]) < distance(*v, centres[0]));
+            for k in 0..3 {
+                sums[group][k] += v[k];
+            }
+            counts[group] += 1.0;
+        }
+        if counts.contains(&0.0) {
+            break;
+        }
+        centres = std::array::from_fn(|g| sums[g].map(|s| s / counts[g]));
+    }
+    if centres[1][0] < centres[0][0] {
+        centres.swap(0, 1);
+    }
+    Some(centres)
 }
 
 /// The least lightness (0–255) between the dark and the light pieces' groups for the
@@ -425,5 +572,115 @@ impl Lab {
         } else {
             sum.map(|s| s / count)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Color;
+    use crate::geometry::eight::LINES;
+    use opencv::core::{CV_8UC3, Point, Rect, Scalar};
+
+    /// A rectified checkered board, brown and tan, with a disc on the squares given as
+    /// (row, col, BGR).
+    fn rectified(discs: &[(usize, usize, [f64; 3])]) -> Mat {
+        let side = (LINES as i32 + 1) * CELL;
+        let mut image =
+            Mat::new_rows_cols_with_default(side, side, CV_8UC3, Scalar::all(40.0)).unwrap();
+        for row in 0..SQUARES {
+            for col in 0..SQUARES {
+                let colour = if (row + col) % 2 == 0 {
+                    Scalar::new(40.0, 70.0, 110.0, 0.0)
+                } else {
+                    Scalar::new(140.0, 180.0, 210.0, 0.0)
+                };
+                let square =
+                    Rect::new((col as i32 + 1) * CELL, (row as i32 + 1) * CELL, CELL, CELL);
+                imgproc::rectangle(&mut image, square, colour, -1, imgproc::LINE_8, 0).unwrap();
+            }
+        }
+        for &(row, col, [b, g, r]) in discs {
+            let centre = Point::new(
+                (col as i32 + 1) * CELL + CELL / 2,
+                (row as i32 + 1) * CELL + CELL / 2,
+            );
+            imgproc::circle(
+                &mut image,
+                centre,
+                CELL * 2 / 5,
+                Scalar::new(b, g, r, 0.0),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        image
+    }
+
+    fn board() -> EightBoard {
+        EightBoard {
+            geometry: BoardGeometry::from_corners(
+                LINES,
+                [[0.0, 0.0], [8.0, 0.0], [8.0, 8.0], [0.0, 8.0]],
+            )
+            .unwrap(),
+            surface: Surface::Checkered,
+            first_square_dark: Some(true),
+        }
+    }
+
+    #[test]
+    fn pieces_and_bare_squares_are_read_and_look_as_they_should() {
+        let dark = [25.0, 25.0, 30.0];
+        let light = [225.0, 230.0, 235.0];
+        // A green piece as light as the brown square it stands on: its hue tells it.
+        let green = [60.0, 90.0, 50.0];
+        let image = rectified(&[(0, 0, dark), (2, 2, light), (4, 4, green)]);
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let measures = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts).unwrap();
+        let read = measures.observation().occupancy();
+        assert_eq!(read.get(0, 0), Some(Color::Black));
+        assert_eq!(read.get(2, 2), Some(Color::White));
+        assert_eq!(read.get(1, 1), None);
+        let looks = measures.looks();
+        let look = |row: usize, col: usize| looks[row * SQUARES + col];
+        for bare in [look(1, 1), look(1, 2), look(7, 7)] {
+            assert!(bare.lightness.abs() < 0.05 && bare.chroma.abs() < 0.05 && bare.lines < 0.05);
+        }
+        assert!(look(0, 0).lightness < -0.5, "{:?}", look(0, 0));
+        assert!(look(2, 2).lightness > 0.5, "{:?}", look(2, 2));
+        assert!(look(4, 4).lines > 1.0, "{:?}", look(4, 4));
+    }
+
+    #[test]
+    fn sides_of_one_lightness_are_told_apart_by_their_colour() {
+        let red = [50.0, 50.0, 190.0];
+        let grey = [105.0, 105.0, 105.0];
+        let image = rectified(&[
+            (0, 1, red),
+            (0, 3, red),
+            (0, 5, red),
+            (7, 0, grey),
+            (7, 2, grey),
+            (7, 4, grey),
+        ]);
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let read = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts)
+            .unwrap()
+            .observation()
+            .occupancy();
+        let reds: Vec<_> = [1, 3, 5].iter().map(|&c| read.get(0, c)).collect();
+        let greys: Vec<_> = [0, 2, 4].iter().map(|&c| read.get(7, c)).collect();
+        assert!(
+            reds.iter().all(|&c| c.is_some() && c == reds[0]),
+            "{reds:?}"
+        );
+        assert!(
+            greys.iter().all(|&c| c.is_some() && c == greys[0]),
+            "{greys:?}"
+        );
+        assert_ne!(reds[0], greys[0]);
     }
 }

@@ -119,6 +119,21 @@ impl Corrections {
     }
 }
 
+/// The note that moves the last move standing to `point`, or undoes it (`None`): what
+/// [`Corrections`] reads back.
+pub(super) fn correction(point: Option<Point>, number: usize, message: &str) -> Event {
+    let event = Event::new(Kind::Note)
+        .with_detail("note", "correction")
+        .with_detail("move_number", number)
+        .with_detail("message", message);
+    match point {
+        Some(point) => event
+            .with_detail("point", point.to_sgf())
+            .with_points([cell(point)]),
+        None => event,
+    }
+}
+
 /// A point in SGF letters (`dd`), as the referee's actions and corrections name them.
 pub fn point_from_sgf(text: &str) -> Option<Point> {
     let bytes = text.as_bytes();
@@ -301,17 +316,15 @@ impl Session {
         number: usize,
         message: String,
     ) -> Result<String, RecorderError> {
-        let mut event = Event::new(Kind::Note)
-            .with_detail("note", "correction")
-            .with_detail("move_number", number)
-            .with_detail("message", message.as_str());
-        if let Some(point) = point {
-            event = event
-                .with_detail("point", point.to_sgf())
-                .with_points([cell(point)]);
-        }
+        let mut event = correction(point, number, &message);
         event.video_time = self.video_time(self.now);
         self.append(event)?;
+        self.rebuild()?;
+        Ok(message)
+    }
+
+    /// Builds the game again from the chain, once a correction has been written to it.
+    pub(super) fn rebuild(&mut self) -> Result<(), RecorderError> {
         self.moves = 0;
         self.flags = 0;
         self.flag_seqs.clear();
@@ -321,7 +334,6 @@ impl Session {
         // The board as last seen stays what the camera is compared with: where it differs
         // from the corrected game the difference is known, so a misread that persists is
         // not read as a new move again.
-        self.restore(size)?;
-        Ok(message)
+        self.restore(size)
     }
 }

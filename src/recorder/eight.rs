@@ -1141,6 +1141,9 @@ impl Recording for EightRecording {
         }
         if let Some(settled) = &report.settled {
             self.settled(settled, frame, on_line)?;
+            if let Some(stage) = &self.stage {
+                self.tracker.believe(stage.board());
+            }
         }
         Ok(())
     }

@@ -883,7 +883,10 @@ impl Session {
             position,
             board,
             next_flag_id,
-            InferOptions::default(),
+            InferOptions {
+                stills: self.stills,
+                ..InferOptions::default()
+            },
         ));
         self.size = Some(size);
         self.write_sgf()?;
@@ -1162,6 +1165,37 @@ impl Session {
             now: frame.time,
             hand_seen: self.hand_seen,
         });
+        if std::env::var_os("KRADAN_TRACE").is_some() {
+            // What the rules stage was shown and made of it, for whoever tunes it.
+            let size = settled.occupancy.width();
+            let changes: Vec<String> = before_board
+                .differences(&settled.occupancy)
+                .iter()
+                .map(|&[row, col]| {
+                    format!(
+                        "{}{}:{:.2}",
+                        Point::new(row as u8, col as u8).to_sgf(),
+                        settled.occupancy.get(row, col).map_or('.', |c| c.letter()),
+                        settled.confidence[row * size + col]
+                    )
+                })
+                .collect();
+            eprintln!(
+                "{:8.2} observe since={:.2} hand={} changes={} -> {:?}",
+                frame.time,
+                settled.since,
+                self.hand_seen,
+                changes.join(","),
+                outcomes
+                    .iter()
+                    .map(|o| match o {
+                        Outcome::Move { number, mv, .. } => format!("move {number} {mv:?}"),
+                        Outcome::Flag(flag) => kebab(flag.kind),
+                        other => format!("{other:?}"),
+                    })
+                    .collect::<Vec<_>>()
+            );
+        }
         if inference.board() == &before_board {
             return Ok(());
         }
@@ -1253,6 +1287,7 @@ impl Session {
         let inference = self.inference.as_ref().expect("game started");
         let board_rows = inference.board().to_text_rows();
         let mut play_ended = false;
+        let mut corrected = false;
         for outcome in outcomes {
             let mut event = match outcome {
                 Outcome::Move {
@@ -1346,6 +1381,26 @@ impl Session {
                         .with_detail("note", "unsure")
                         .with_detail("message", message.as_str())
                 }
+                Outcome::Replaced {
+                    number,
+                    color,
+                    from,
+                    to,
+                } => {
+                    corrected = true;
+                    actions::correction(
+                        Some(*to),
+                        *number,
+                        &format!(
+                            "move {number} corrected: {} took the stone back from {} and \
+                             played {}",
+                            color_name(*color),
+                            from.to_sgf(),
+                            to.to_sgf()
+                        ),
+                    )
+                    .with_confidence(confidence)
+                }
                 Outcome::PlayEnded => {
                     play_ended = true;
                     Event::new(Kind::Note)
@@ -1361,6 +1416,9 @@ impl Session {
                 on_line(&line);
             }
             self.append(event)?;
+        }
+        if corrected {
+            self.rebuild()?;
         }
         if play_ended {
             let score = self.count_with_no_dead_stones().expect("game started");
@@ -1403,6 +1461,13 @@ impl Session {
             Outcome::Resolved { kind, .. } => format!("resolved: {}", kebab(*kind)),
             Outcome::PlayEnded => "play ended (two passes)".into(),
             Outcome::Unsure { message, .. } => format!("unsure: {message}"),
+            Outcome::Replaced {
+                number, color, to, ..
+            } => format!(
+                "move {number} corrected: {} {}",
+                color.letter(),
+                to.to_sgf()
+            ),
         })
     }
 

@@ -24,7 +24,8 @@ use crate::detect_eight::pieces_of;
 use crate::games::Occupancy;
 use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{self, EightBoard, EightGame, LINES, Orientation, SQUARES, Surface};
-use crate::reading::eight::{self as squares, CELL, Pieces};
+use crate::reading::adapt::BoardLooks;
+use crate::reading::eight::{self as squares, CELL, Pieces, SquareMeasures};
 use opencv::core::Mat;
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -82,6 +83,11 @@ pub struct EightTracker {
     last_turns: Option<usize>,
     next_attempt: f64,
     lost_reported: bool,
+    /// What this board's pieces and bare squares look like, learned as the game goes
+    /// (image order: reset when the board is found again).
+    looks: BoardLooks,
+    /// The position the caller has recorded, in the game's rows.
+    believed: Option<Occupancy>,
 }
 
 impl EightTracker {
@@ -97,7 +103,15 @@ impl EightTracker {
             last_turns: None,
             next_attempt: f64::NEG_INFINITY,
             lost_reported: false,
+            looks: BoardLooks::new(SQUARES),
+            believed: None,
         }
+    }
+
+    /// The position as recorded now, in the game's rows: the board's looks are learned
+    /// from it (`reading::adapt::BoardLooks::learn` says where).
+    pub fn believe(&mut self, occupancy: Occupancy) {
+        self.believed = Some(occupancy);
     }
 
     /// Starts from a known position in the game's rows (a resumed record): the board found
@@ -174,8 +188,11 @@ impl EightTracker {
         }
         lock.off_since = None;
 
-        let observation =
-            squares::read_rectified(&rectified, &lock.board, self.pieces, &lock.shifts)?;
+        let measures = SquareMeasures::of(&rectified, &lock.board, self.pieces, &lock.shifts)?;
+        let looks = measures.looks();
+        // What the reader says alone is what the looks learn from, as in Go's tracker.
+        let unaided = measures.observation();
+        let observation = self.looks.sharpen(unaided.clone(), &looks);
         let reading = observation.occupancy();
         let cover = match &lock.reference {
             Some((reference, reference_reading)) => unexplained_corners(
@@ -194,6 +211,10 @@ impl EightTracker {
         }
         let renew = cover >= COVER_GAPS;
         report.view = View::Clear;
+        if let (Some(believed), Some(turns)) = (&self.believed, lock.quarter_turns) {
+            let in_image = believed.turned((4 - turns % 4) % 4);
+            self.looks.learn(&looks, &in_image, &unaided.occupancy());
+        }
 
         let probabilities: Vec<[f32; 3]> =
             observation.cells.iter().map(|c| c.probabilities).collect();
@@ -330,6 +351,9 @@ impl EightTracker {
                 });
             }
         }
+        // The looks are kept per square of the picture: a board found again stands
+        // elsewhere in it.
+        self.looks = BoardLooks::new(SQUARES);
         self.lock = Some(lock);
         Ok(true)
     }

@@ -1,0 +1,180 @@
+//! `kradan eval-footage --game makhos|makruk` run as the real binary on one tiny rendered
+//! game of each: first with a stand-in recorder that writes a record made from the clip's
+//! own truth (which must score every move, every flag and the game), then with the real
+//! `kradan record`, whose summary must parse and add up whatever its figures are.
+
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const KRADAN: &str = env!("CARGO_BIN_EXE_kradan");
+
+/// `kradan eval-footage DIR --game GAME` on one tiny game with an anomaly, as JSON.
+fn eval(dir: &Path, game: &str, recorder: &Path) -> Result<Value, String> {
+    let output = Command::new(KRADAN)
+        .arg("eval-footage")
+        .arg(dir)
+        .args(["--game", game, "--games", "1", "--seed-base", "21"])
+        .args(["--moves", "12", "--resolution", "320x240", "--fps", "8"])
+        .args(["--anomalies", "1", "--keep", "--json", "--recorder"])
+        .arg(recorder)
+        .output()
+        .map_err(|e| format!("cannot run {KRADAN}: {e}"))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.code() != Some(0) {
+        return Err(format!("exit {:?}: {stderr}", output.status));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("the summary is not one JSON object ({e}): {stderr}"))
+}
+
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// What a perfect recorder would write for a clip: every move as a `move` event 0.3 s
+/// after the hand left, a flag citing each staged anomaly's rules, a note after each bump;
+/// and the record file with the same moves.
+fn perfect(truth: &Value, game: &str) -> (String, String) {
+    let mut lines = Vec::new();
+    let mut moves = Vec::new();
+    let duration = truth["duration"].as_f64().unwrap();
+    for m in truth["moves"].as_array().unwrap() {
+        let done = m["completed_at"].as_f64().unwrap();
+        if done > duration {
+            continue;
+        }
+        lines.push(serde_json::json!({
+            "seq": lines.len(), "kind": "move", "video_time": done + 0.3,
+            "move_number": moves.len() + 1, "color": m["color"], "notation": m["notation"],
+            "points": [], "rules": [], "detail": {},
+        }));
+        moves.push(m["notation"].as_str().unwrap().to_string());
+    }
+    for a in truth["anomalies"].as_array().unwrap() {
+        lines.push(serde_json::json!({
+            "seq": lines.len(), "kind": "flag", "video_time": a["at"].as_f64().unwrap() + 0.5,
+            "move_number": a["move_number"], "rules": a["rules"],
+            "detail": {"flag": a["kind"]},
+        }));
+    }
+    for b in truth["bumps"].as_array().unwrap() {
+        lines.push(serde_json::json!({
+            "seq": lines.len(), "kind": "note", "video_time": b["at"].as_f64().unwrap() + 2.0,
+            "detail": {"note": "board found again"},
+        }));
+    }
+    let header = if game == "makhos" {
+        "[GameType \"31,W,8,8,N1,0\"]\n\n"
+    } else {
+        "[Variant \"makruk\"]\n\n"
+    };
+    let body: Vec<String> = moves
+        .chunks(2)
+        .enumerate()
+        .map(|(i, pair)| format!("{}. {}", i + 1, pair.join(" ")))
+        .collect();
+    let log: Vec<String> = lines.iter().map(Value::to_string).collect();
+    (
+        log.join("\n") + "\n",
+        format!("{header}{} *\n", body.join(" ")),
+    )
+}
+
+fn the_harness_scores_a_perfect_record_and_the_real_recorder(game: &str, record: &str) {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("games");
+    let folder = dir.join("seed-000021");
+
+    // The game is made and rendered; a recorder that writes nothing scores nothing.
+    let silent = script(work.path(), "silent", "exit 0");
+    let empty = match eval(&dir, game, &silent) {
+        Ok(summary) => summary,
+        Err(reason) => {
+            eprintln!("skipped: eval-footage --game {game} cannot run here: {reason}");
+            return;
+        }
+    };
+    let problems = empty["results"][0]["problems"].to_string();
+    if problems.contains("not rendered") {
+        eprintln!("skipped: the clip cannot be rendered here: {problems}");
+        return;
+    }
+    assert_eq!(empty["game"], game);
+    assert_eq!(empty["moves"]["right"], 0);
+    assert!(
+        problems.contains("no ") && problems.contains(record),
+        "{problems}"
+    );
+    assert!(folder.join(format!("record.{}", &record[5..])).is_file());
+
+    // A stand-in that is told the game and writes the truth's own record scores it all.
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("truth.json")).unwrap()).unwrap();
+    assert!(
+        !truth["anomalies"].as_array().unwrap().is_empty(),
+        "anomaly rate 1"
+    );
+    let (log, file) = perfect(&truth, game);
+    std::fs::write(folder.join("perfect.jsonl"), log).unwrap();
+    std::fs::write(folder.join("perfect.record"), file).unwrap();
+    let stand_in = script(
+        work.path(),
+        "stand-in",
+        &format!(
+            r#"[ "$1" = record ] && [ "$3" = --out ] && [ "$5" = --game ] && [ "$6" = {game} ] || exit 9
+mkdir -p "$4" && cp "$(dirname "$2")/perfect.jsonl" "$4/events.jsonl" && cp "$(dirname "$2")/perfect.record" "$4/{record}""#
+        ),
+    );
+    let summary = eval(&dir, game, &stand_in).unwrap();
+    let result = &summary["results"][0];
+    assert_eq!(result["problems"], serde_json::json!([]), "{summary}");
+    let expected = summary["moves"]["expected"].as_u64().unwrap();
+    assert!(expected >= 10, "{summary}");
+    assert_eq!(summary["moves"]["right"], expected, "{summary}");
+    assert_eq!(summary["moves_right_percent"], 100.0);
+    assert_eq!(summary["games_exact"], 1, "{summary}");
+    assert_eq!(summary["flags"]["right"], summary["flags"]["anomalies"]);
+    assert_eq!(summary["flags"]["false_flags"], 0);
+    assert!((result["score"]["latency"]["median"].as_f64().unwrap() - 0.3).abs() < 1e-6);
+
+    // The real recorder on the kept clip: whatever it gets right, the figures add up.
+    let summary = eval(&dir, game, Path::new(KRADAN)).unwrap();
+    let result = &summary["results"][0];
+    assert_eq!(result["recorder"]["exit_status"], 0, "{summary}");
+    assert!(result["render_seconds"].is_null(), "the kept clip is read");
+    let moves = &summary["moves"];
+    let count = |k: &str| moves[k].as_u64().unwrap();
+    assert_eq!(count("expected"), expected);
+    assert_eq!(
+        count("right") + count("wrong") + count("missed"),
+        expected,
+        "{summary}"
+    );
+    assert_eq!(
+        count("right") + count("wrong") + count("extra"),
+        count("recorded")
+    );
+    assert!(summary["peak_mb_max"].as_f64().is_some_and(|mb| mb > 0.0));
+    eprintln!(
+        "{game}: the recorder got {} of {expected} moves, {} of {} flags, {} false",
+        count("right"),
+        summary["flags"]["right"],
+        summary["flags"]["anomalies"],
+        summary["flags"]["false_flags"]
+    );
+}
+
+#[test]
+fn makhos_a_perfect_record_scores_exactly_and_the_recorder_is_scored() {
+    the_harness_scores_a_perfect_record_and_the_real_recorder("makhos", "game.pdn");
+}
+
+#[test]
+fn makruk_a_perfect_record_scores_exactly_and_the_recorder_is_scored() {
+    the_harness_scores_a_perfect_record_and_the_real_recorder("makruk", "game.pgn");
+}
