@@ -4,38 +4,18 @@
 //!
 //! The frames are the bundled rendered stills of each game (1280×720) scaled to 1080p.
 
+#[path = "common/eight_stills.rs"]
+mod eight_stills;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use kradan::geometry::eight::{EightGame, locate};
 use kradan::reading::eight::read;
-use opencv::core::{Mat, Size};
-use opencv::{imgcodecs, imgproc};
 use std::hint::black_box;
-use std::path::Path;
-
-fn frame(game: &str) -> Mat {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("samples")
-        .join(game)
-        .join(format!("rendered-{game}.jpg"));
-    let still = imgcodecs::imread(path.to_str().expect("a path"), imgcodecs::IMREAD_COLOR)
-        .expect("the bundled still");
-    let mut full_hd = Mat::default();
-    imgproc::resize(
-        &still,
-        &mut full_hd,
-        Size::new(1920, 1080),
-        0.0,
-        0.0,
-        imgproc::INTER_LINEAR,
-    )
-    .expect("a resize");
-    full_hd
-}
 
 fn bench(c: &mut Criterion) {
     opencv::core::set_num_threads(1).expect("one thread");
     for (name, game) in [("makhos", EightGame::Makhos), ("makruk", EightGame::Makruk)] {
-        let image = frame(name);
+        let image = eight_stills::full_hd(name);
         let board = locate(&image)
             .expect("locate")
             .board

@@ -293,16 +293,7 @@ pub fn orientation(board: &EightBoard, game: EightGame, seen: &Occupancy) -> Ori
         _ => (0..4).collect(),
     };
     let mut fits: Vec<(usize, usize)> = (0..4)
-        .map(|quarters| {
-            let turned = seen.turned(quarters);
-            let mismatches = game
-                .starts()
-                .iter()
-                .map(|start| SQUARES * SQUARES - start.agreement(&turned))
-                .min()
-                .unwrap_or(SQUARES * SQUARES);
-            (mismatches, quarters)
-        })
+        .map(|quarters| (start_mismatches(game, seen, quarters), quarters))
         .collect();
     fits.sort();
     let (best, quarters) = fits[0];
@@ -326,6 +317,17 @@ pub fn orientation(board: &EightBoard, game: EightGame, seen: &Occupancy) -> Ori
         source,
         start_mismatches: None,
     }
+}
+
+/// How many squares of `seen` (image order), turned by `quarters`, differ from the nearest
+/// start position of `game`.
+pub fn start_mismatches(game: EightGame, seen: &Occupancy, quarters: usize) -> usize {
+    let turned = seen.turned(quarters);
+    game.starts()
+        .iter()
+        .map(|start| SQUARES * SQUARES - start.agreement(&turned))
+        .min()
+        .unwrap_or(SQUARES * SQUARES)
 }
 
 #[cfg(test)]

@@ -163,7 +163,8 @@ enum Stage8 {
         view: PdnView,
     },
     Makruk {
-        inference: MakrukInference,
+        // Boxed: a Makruk position with its move list is several times a Mak-hos one.
+        inference: Box<MakrukInference>,
         view: PgnView,
     },
 }
@@ -178,7 +179,7 @@ impl Stage8 {
 
     fn makruk(start: makruk::Position, options: InferOptions) -> Stage8 {
         Stage8::Makruk {
-            inference: MakrukInference::new(start.clone(), options),
+            inference: Box::new(MakrukInference::new(start.clone(), options)),
             view: PgnView::new(start),
         }
     }
@@ -318,13 +319,7 @@ fn makhos_decision(outcome: HosOutcome, view: &mut PdnView, time: Option<f64>) -
         }
         HosOutcome::TakenBack { number } => {
             view.take_back(number);
-            Decision {
-                move_number: Some(number),
-                ..Decision::note(
-                    "taken-back",
-                    format!("move {number} was taken back: the board shows the position before it"),
-                )
-            }
+            taken_back(number)
         }
         HosOutcome::Flag(flag) => Decision::flag(
             flag.id,
@@ -412,13 +407,7 @@ fn makruk_decision(outcome: RukOutcome, view: &mut PgnView, time: Option<f64>) -
         }
         RukOutcome::TakenBack { number } => {
             view.take_back(number);
-            Decision {
-                move_number: Some(number),
-                ..Decision::note(
-                    "taken-back",
-                    format!("move {number} was taken back: the board shows the position before it"),
-                )
-            }
+            taken_back(number)
         }
         RukOutcome::Flag(flag) => Decision::flag(
             flag.id,
@@ -442,6 +431,16 @@ fn makruk_decision(outcome: RukOutcome, view: &mut PgnView, time: Option<f64>) -
         }
         RukOutcome::Count(None) => Decision::note("count", "the count stopped".into()),
         RukOutcome::LowConfidence { number } => low_confidence(number),
+    }
+}
+
+fn taken_back(number: usize) -> Decision {
+    Decision {
+        move_number: Some(number),
+        ..Decision::note(
+            "taken-back",
+            format!("move {number} was taken back: the board shows the position before it"),
+        )
     }
 }
 
@@ -676,7 +675,7 @@ impl EightRecording {
                     inference.replay(mv, event.video_time.unwrap_or(0.0));
                 }
                 Stage8::Makruk {
-                    inference: inference.with_next_flag_id(next_flag_id),
+                    inference: Box::new(inference.with_next_flag_id(next_flag_id)),
                     view,
                 }
             }
@@ -984,31 +983,14 @@ impl EightRecording {
                 marks.extend(decision.points.iter().map(|&p| (p, Mark::Flagged)));
             }
             let centres = self.tracker.geometry().as_ref().and_then(square_centres);
-            let seq = self.log.next_seq();
-            if let Some((before, before_factor)) = &self.before {
-                let bytes = evidence::annotate(
-                    before,
-                    *before_factor,
-                    centres.as_ref(),
-                    &marks,
-                    &format!("before: {caption}"),
-                )?;
-                pictures.push(
-                    self.log
-                        .write_evidence(&format!("{seq:06}-before.jpg"), &bytes)?,
-                );
-            }
-            let bytes = evidence::annotate(
-                &after,
-                factor,
+            pictures = evidence::write_pair(
+                &self.log,
+                self.before.as_ref(),
+                (&after, factor),
                 centres.as_ref(),
                 &marks,
-                &format!("after: {caption}"),
+                &caption,
             )?;
-            pictures.push(
-                self.log
-                    .write_evidence(&format!("{seq:06}-after.jpg"), &bytes)?,
-            );
         }
         self.before = Some((after, factor));
         let rules_rows = self

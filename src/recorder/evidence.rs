@@ -1,7 +1,9 @@
 //! Evidence frames: the camera's picture before and after a decision, with the points it
 //! is about circled and a caption saying what was decided, small enough to keep hundreds.
 
+use super::RecorderError;
 use crate::geometry::BoardGeometry;
+use crate::record::{EventLog, Evidence};
 use opencv::core::{Mat, Point, Scalar, Vector};
 use opencv::imgcodecs;
 use opencv::imgproc;
@@ -90,6 +92,36 @@ pub fn annotate(
     let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 85]);
     imgcodecs::imencode(".jpg", &picture, &mut bytes, &params)?;
     Ok(bytes.to_vec())
+}
+
+/// Writes the annotated pair of one decision into the record's `evidence/`: the frame
+/// before it (when there is one) and the frame after, named by the seq of the decision's
+/// first event; returns them as the events cite them.
+pub fn write_pair(
+    log: &EventLog,
+    before: Option<&(Mat, f64)>,
+    after: (&Mat, f64),
+    geometry: Option<&BoardGeometry>,
+    marks: &[([usize; 2], Mark)],
+    caption: &str,
+) -> Result<Vec<Evidence>, RecorderError> {
+    let seq = log.next_seq();
+    let mut written = Vec::with_capacity(2);
+    let before = before.map(|(picture, factor)| (picture, *factor));
+    for (moment, frame) in [("before", before), ("after", Some(after))] {
+        let Some((picture, factor)) = frame else {
+            continue;
+        };
+        let bytes = annotate(
+            picture,
+            factor,
+            geometry,
+            marks,
+            &format!("{moment}: {caption}"),
+        )?;
+        written.push(log.write_evidence(&format!("{seq:06}-{moment}.jpg"), &bytes)?);
+    }
+    Ok(written)
 }
 
 fn caption_bar(picture: &mut Mat, caption: &str) -> opencv::Result<()> {

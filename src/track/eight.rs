@@ -269,7 +269,10 @@ impl EightTracker {
         }
         let mut orientation = eight::orientation(&lock.board, self.game, reading);
         if orientation.quarters.is_none() {
-            orientation.quarters = self.last_turns.or(orientation.candidates.first().copied());
+            orientation.quarters = self
+                .last_turns
+                .or_else(|| nearest_start_turn(self.game, reading, &orientation.candidates))
+                .or(orientation.candidates.first().copied());
         }
         orientation
     }
@@ -362,6 +365,27 @@ impl EightTracker {
         self.lost_reported = false;
         self.find(image, report, Some(&old))?;
         Ok(())
+    }
+}
+
+/// Squares by which the start position under the best turn must beat every other turn
+/// when it is further from the reading than `geometry::eight::orientation` accepts: an
+/// oblique view misreads a few squares, but a recording begins at the start, and the
+/// pieces' two home rows are on one side of the board only.
+const START_MARGIN: usize = 8;
+
+/// The turn among `candidates` under which the reading (image order) is nearest a start
+/// position of `game`, when it is clearly nearer than under any other turn.
+fn nearest_start_turn(game: EightGame, reading: &Occupancy, candidates: &[usize]) -> Option<usize> {
+    let mut fits: Vec<(usize, usize)> = candidates
+        .iter()
+        .map(|&turns| (eight::start_mismatches(game, reading, turns), turns))
+        .collect();
+    fits.sort();
+    match fits.as_slice() {
+        [(best, turns)] => (*best < SQUARES * SQUARES / 4).then_some(*turns),
+        [(best, turns), (second, _), ..] => (best + START_MARGIN <= *second).then_some(*turns),
+        [] => None,
     }
 }
 
