@@ -465,6 +465,16 @@ impl<K: Copy> Differences<K> {
         added
     }
 
+    /// A referee closed flag `id`: its squares stay known (the board may still show them
+    /// so) but no longer belong to a flag, so nothing resolves it a second time.
+    pub fn close_flag(&mut self, id: u32) {
+        for discrepancy in self.squares.values_mut() {
+            if discrepancy.flag.is_some_and(|(flag, _)| flag == id) {
+                discrepancy.flag = None;
+            }
+        }
+    }
+
     /// The rules' occupancy with every known difference shown as the board shows it.
     pub fn physical(&self, rules: &Occupancy) -> Occupancy {
         let mut board = rules.clone();

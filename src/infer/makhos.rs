@@ -309,6 +309,11 @@ impl MakhosInference {
         self.next_flag_id
     }
 
+    /// A referee closed flag `id`: the board stops resolving it by itself.
+    pub fn close_flag(&mut self, id: u32) {
+        self.differences.close_flag(id);
+    }
+
     /// Acts on a settled sighting. Returns nothing when it shows nothing new, or when it
     /// must stand longer before it is believed (call again with a later `now`).
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {

@@ -226,6 +226,11 @@ impl MakrukInference {
         self.next_flag_id
     }
 
+    /// A referee closed flag `id`: the board stops resolving it by itself.
+    pub fn close_flag(&mut self, id: u32) {
+        self.differences.close_flag(id);
+    }
+
     /// Acts on a settled sighting; see `MakhosInference::observe` for when it waits.
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
         super::eight::observe(self, seen)

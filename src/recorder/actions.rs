@@ -42,6 +42,31 @@ pub struct ActionRequest {
     pub reply: mpsc::Sender<Result<String, RecorderError>>,
 }
 
+/// Answers the referee's actions waiting, each taken by `act`. A refusal (`BadOptions`) is
+/// only the referee's answer; a failure to write is also the recording's end.
+pub(super) fn answer_actions(
+    actions: &mpsc::Receiver<ActionRequest>,
+    mut act: impl FnMut(&Action, &str) -> Result<String, RecorderError>,
+) -> Result<(), RecorderError> {
+    while let Ok(request) = actions.try_recv() {
+        match act(&request.action, &request.by) {
+            Ok(message) => {
+                let _ = request.reply.send(Ok(message));
+            }
+            Err(error @ RecorderError::BadOptions(_)) => {
+                let _ = request.reply.send(Err(error));
+            }
+            Err(error) => {
+                let _ = request
+                    .reply
+                    .send(Err(RecorderError::BadOptions(error.to_string())));
+                return Err(error);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Takes a referee's action on a record no recorder is writing (the footage has ended or
 /// the server restarted): the record is continued like `--resume`.
 pub fn apply_action(
@@ -50,12 +75,23 @@ pub fn apply_action(
     by: &str,
     on_event: Option<EventHook>,
 ) -> Result<String, RecorderError> {
+    if let Some(game) = eight_game_of(dir) {
+        return super::eight::apply_action(dir, game, action, by, on_event);
+    }
     let mut session = Session::reopen(dir, "a referee's action on the recorded game")?;
     session.on_event = on_event;
     session.publish_last();
     let done = session.act(action, by, &mut |_| {});
     session.finish_quietly()?;
     done
+}
+
+/// The 8×8 game a record folder holds, from its first session's start; `None` for Go or
+/// a folder that cannot be read (Go's reopening then says why).
+fn eight_game_of(dir: &Path) -> Option<crate::geometry::eight::EightGame> {
+    let text = std::fs::read_to_string(dir.join(crate::record::events::EVENTS_FILE)).ok()?;
+    let first: Event = serde_json::from_str(text.lines().next()?).ok()?;
+    first.detail.get("game")?.as_str()?.parse().ok()
 }
 
 /// The referee's corrections of misread moves in a record: which move events no longer
@@ -151,23 +187,7 @@ impl Session {
         actions: &mpsc::Receiver<ActionRequest>,
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
-        while let Ok(request) = actions.try_recv() {
-            match self.act(&request.action, &request.by, on_line) {
-                Ok(message) => {
-                    let _ = request.reply.send(Ok(message));
-                }
-                Err(error @ RecorderError::BadOptions(_)) => {
-                    let _ = request.reply.send(Err(error));
-                }
-                Err(error) => {
-                    let _ = request
-                        .reply
-                        .send(Err(RecorderError::BadOptions(error.to_string())));
-                    return Err(error);
-                }
-            }
-        }
-        Ok(())
+        answer_actions(actions, |action, by| self.act(action, by, on_line))
     }
 
     /// A referee's action, written to the chain naming `by`. Refusals are `BadOptions`.

@@ -11,8 +11,8 @@ use super::evidence::{self, Mark};
 use super::pdn_view::PdnView;
 use super::pgn_view::PgnView;
 use super::{
-    ActionRequest, EventHook, RecorderError, Recording, Summary, color_from_name, color_name,
-    format_corners, write_atomically,
+    Action, ActionRequest, EventHook, RecorderError, Recording, Summary, color_from_name,
+    color_name, format_corners, write_atomically,
 };
 use crate::games::makhos::{self, Men};
 use crate::games::makruk::{self, Status};
@@ -124,35 +124,32 @@ impl Decision {
 
     /// What the record file says of it, beside the move it concerns.
     fn comment(&self) -> Option<String> {
-        match self.kind {
-            Kind::Flag => {
-                let rules = self
-                    .rules
-                    .iter()
-                    .map(Article::to_string)
-                    .collect::<Vec<_>>();
-                let penalties = self
-                    .penalties
-                    .iter()
-                    .map(Penalty::to_string)
-                    .collect::<Vec<_>>();
-                Some(format!(
-                    "FLAG {}: {} ({}; {})",
-                    self.detail
-                        .get("flag")
-                        .and_then(Value::as_str)
-                        .unwrap_or(""),
-                    self.detail
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or(""),
-                    rules.join(", "),
-                    penalties.join(", ")
-                ))
-            }
-            Kind::Resolved => Some(self.line.clone()),
-            _ => None,
-        }
+        let rules: Vec<String> = self.rules.iter().map(Article::to_string).collect();
+        let penalties: Vec<String> = self.penalties.iter().map(Penalty::to_string).collect();
+        record_comment(self.kind, &self.detail, &rules, &penalties)
+    }
+}
+
+/// What the record file says of a flag or a resolution, from what its event holds, so a
+/// resumed record says it again.
+fn record_comment(
+    kind: Kind,
+    detail: &Map<String, Value>,
+    rules: &[String],
+    penalties: &[String],
+) -> Option<String> {
+    let text = |key: &str| detail.get(key).and_then(Value::as_str).unwrap_or("");
+    match kind {
+        Kind::Flag => Some(format!(
+            "FLAG {}: {} ({}; {})",
+            text("flag"),
+            text("message"),
+            rules.join(", "),
+            penalties.join(", ")
+        )),
+        Kind::Resolved if text("by") == "board" => Some(format!("resolved: {}", text("flag"))),
+        Kind::Resolved => Some(text("message").to_string()),
+        _ => None,
     }
 }
 
@@ -200,6 +197,13 @@ impl Stage8 {
         }
     }
 
+    fn close_flag(&mut self, id: u32) {
+        match self {
+            Stage8::Makhos { inference, .. } => inference.close_flag(id),
+            Stage8::Makruk { inference, .. } => inference.close_flag(id),
+        }
+    }
+
     fn file_name(&self) -> &'static str {
         match self {
             Stage8::Makhos { .. } => "game.pdn",
@@ -218,6 +222,13 @@ impl Stage8 {
         match self {
             Stage8::Makhos { view, .. } => view.add_comment(text),
             Stage8::Makruk { view, .. } => view.add_comment(text),
+        }
+    }
+
+    fn add_comment_at(&mut self, number: usize, text: &str) {
+        match self {
+            Stage8::Makhos { view, .. } => view.add_comment_at(number, text),
+            Stage8::Makruk { view, .. } => view.add_comment_at(number, text),
         }
     }
 
@@ -504,6 +515,35 @@ fn square_centres(corners: &BoardGeometry) -> Option<BoardGeometry> {
     )
 }
 
+/// Takes a referee's action on the record of an 8×8 game no recorder is writing: the
+/// record is continued like `--resume`, the action written, the session closed.
+pub(super) fn apply_action(
+    dir: &std::path::Path,
+    game: EightGame,
+    action: &Action,
+    by: &str,
+    on_event: Option<EventHook>,
+) -> Result<String, RecorderError> {
+    let options = super::RecordOptions {
+        resume: true,
+        game: super::RecordedGame::Eight(game),
+        ..super::RecordOptions::new(dir.display().to_string(), dir)
+    };
+    let mut recording = EightRecording::open(
+        &options,
+        game,
+        SourceKind::VideoFile,
+        "a referee's action on the recorded game".into(),
+        TrackerOptions::default(),
+    )?;
+    recording.set_on_event(on_event);
+    let done = recording.act(action, by);
+    let mut end = Event::new(Kind::SessionEnd).with_detail("moves", recording.moves);
+    end.video_time = recording.resume_time;
+    recording.append(end)?;
+    done
+}
+
 /// An 8×8 recording: the tracker, the stage, and everything written.
 pub(super) struct EightRecording {
     game: EightGame,
@@ -528,6 +568,10 @@ pub(super) struct EightRecording {
     flags: usize,
     /// Flag ids and the seq of their events, to name them when resolved.
     flag_seqs: Vec<(u32, u64)>,
+    /// Flags resolved by the board or closed by a referee.
+    closed_flags: Vec<u32>,
+    /// The source time of the last frame looked at, for a referee's action between frames.
+    now: f64,
     last_line: String,
     on_event: Option<EventHook>,
 }
@@ -573,6 +617,8 @@ impl EightRecording {
             moves: 0,
             flags: 0,
             flag_seqs: Vec::new(),
+            closed_flags: Vec::new(),
+            now: 0.0,
             last_line: String::new(),
             on_event: None,
         };
@@ -608,6 +654,11 @@ impl EightRecording {
                         self.flag_seqs.push((id as u32, event.seq));
                     }
                 }
+                Kind::Resolved => {
+                    if let Some(id) = event.detail.get("flag_id").and_then(Value::as_u64) {
+                        self.closed_flags.push(id as u32);
+                    }
+                }
                 Kind::Move if event.seq > start.seq => {
                     let number = event.move_number.unwrap_or(0) as usize;
                     standing.truncate(number.saturating_sub(1));
@@ -633,7 +684,7 @@ impl EightRecording {
                 event.notation.as_deref().unwrap_or("?")
             ))
         };
-        let stage = match self.game {
+        let mut stage = match self.game {
             EightGame::Makhos => {
                 let men = match start.detail.get("men").and_then(Value::as_u64) {
                     Some(12) => Men::Twelve,
@@ -680,6 +731,16 @@ impl EightRecording {
                 }
             }
         };
+        // The record file is written anew: the flags and resolutions go back beside the
+        // move they followed.
+        for event in events.iter().filter(|e| e.seq > start.seq) {
+            if let Some(comment) =
+                record_comment(event.kind, &event.detail, &event.rules, &event.penalties)
+            {
+                let after = standing.iter().filter(|m| m.seq < event.seq).count();
+                stage.add_comment_at(after, &comment);
+            }
+        }
         self.moves = standing.len();
         self.tracker.assume_settled(stage.board());
         self.stage = Some(stage);
@@ -705,6 +766,64 @@ impl EightRecording {
                 write_atomically(&self.out.join(stage.file_name()), stage.text().as_bytes())
             }
             None => Ok(()),
+        }
+    }
+
+    /// A referee's action, written to the chain naming `by`. Refusals are `BadOptions`.
+    /// An 8×8 game takes the closing of a flag; passes, dead stones and a misread move
+    /// moved elsewhere are Go's.
+    pub(super) fn act(&mut self, action: &Action, by: &str) -> Result<String, RecorderError> {
+        let refuse = |message: String| Err(RecorderError::BadOptions(message));
+        let Action::CloseFlag {
+            flag_id,
+            dismiss,
+            note,
+        } = action
+        else {
+            return refuse(format!(
+                "{} takes a referee's closing of a flag only; {action:?} is for Go",
+                self.game_name()
+            ));
+        };
+        if self.stage.is_none() {
+            return refuse("no game has started on this board".into());
+        }
+        let Some(&(_, seq)) = self.flag_seqs.iter().find(|(id, _)| id == flag_id) else {
+            return refuse(format!("no flag {flag_id} in this game"));
+        };
+        if self.closed_flags.contains(flag_id) {
+            return refuse(format!("flag {flag_id} is already closed"));
+        }
+        if let Some(stage) = self.stage.as_mut() {
+            stage.close_flag(*flag_id);
+        }
+        self.closed_flags.push(*flag_id);
+        let decision = if *dismiss { "dismissed" } else { "resolved" };
+        let message = if note.is_empty() {
+            format!("flag {flag_id} {decision} by the referee")
+        } else {
+            format!("flag {flag_id} {decision} by the referee: {note}")
+        };
+        let mut event = Event::new(Kind::Resolved)
+            .with_detail("flag_id", *flag_id)
+            .with_detail("resolves", seq)
+            .with_detail("decision", decision)
+            .with_detail("by", by)
+            .with_detail("message", message.as_str());
+        event.video_time = self.video_time(self.now);
+        self.append(event)?;
+        if let Some(stage) = self.stage.as_mut() {
+            stage.add_comment(&message);
+        }
+        self.write_record()?;
+        self.last_line = message.clone();
+        Ok(message)
+    }
+
+    fn game_name(&self) -> &'static str {
+        match self.game {
+            EightGame::Makhos => "Mak-hos",
+            EightGame::Makruk => "Makruk",
         }
     }
 
@@ -1039,6 +1158,7 @@ impl EightRecording {
                         self.flag_seqs.push((id, seq));
                     }
                 }
+                Kind::Resolved => self.closed_flags.extend(decision.flag_id),
                 _ if decision.note == Some("taken-back") => {
                     self.moves = decision.move_number.map_or(self.moves, |n| n - 1);
                 }
@@ -1089,12 +1209,7 @@ impl Recording for EightRecording {
         actions: &mpsc::Receiver<ActionRequest>,
         _on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
-        for request in actions.try_iter() {
-            let _ = request.reply.send(Err(RecorderError::BadOptions(
-                "a referee's actions are for Go games; an 8×8 game takes none yet".into(),
-            )));
-        }
-        Ok(())
+        super::actions::answer_actions(actions, |action, by| self.act(action, by))
     }
 
     fn give_geometry(
@@ -1107,6 +1222,7 @@ impl Recording for EightRecording {
     }
 
     fn look(&mut self, frame: &Frame, on_line: &mut dyn FnMut(&str)) -> Result<(), RecorderError> {
+        self.now = frame.time;
         let report = self
             .tracker
             .analyse(&frame.image, frame.time, frame.index)?;

@@ -57,8 +57,13 @@ impl PdnView {
 
     /// A remark on the last move (before the first move when there is none).
     pub fn add_comment(&mut self, text: &str) {
-        let slot = match self.moves.last_mut() {
-            Some(last) => &mut last.comment,
+        self.add_comment_at(self.moves.len(), text);
+    }
+
+    /// A remark on move `number` (1-based ply; 0 or a move not recorded: before the first).
+    pub fn add_comment_at(&mut self, number: usize, text: &str) {
+        let slot = match number.checked_sub(1).and_then(|i| self.moves.get_mut(i)) {
+            Some(entry) => &mut entry.comment,
             None => &mut self.preamble,
         };
         if !slot.is_empty() {

@@ -1,7 +1,7 @@
 //! The routes: the two pages, the JSON the pages read (described in `openapi.json`), the
 //! live updates (server-sent events), the record downloads and the referee's actions.
 
-use super::event_file::check_board_name;
+use super::event_file::{GameKind, check_board_name};
 use super::hall::{Board, Hall, Push, Refused, now_ms};
 use crate::games::Color;
 use crate::games::go::scoring::Counting;
@@ -46,6 +46,8 @@ pub fn router(hall: Arc<Hall>) -> Router {
         .route("/api/boards/{board}/moves/{number}", get(moment))
         .route("/api/boards/{board}/actions", post(act).get(actions))
         .route("/api/boards/{board}/record.sgf", get(sgf))
+        .route("/api/boards/{board}/record.pdn", get(pdn))
+        .route("/api/boards/{board}/record.pgn", get(pgn))
         .route("/api/boards/{board}/evidence.zip", get(bundle))
         .route("/api/boards/{board}/evidence/{file}", get(evidence))
         .route("/api/stream", get(stream))
@@ -185,13 +187,13 @@ async fn moment(
         .parse()
         .map_err(|_| bad(format!("move number {number:?} is not a whole number ≥ 0")))?;
     let replayed = board.replayed();
-    if replayed.start.is_none() {
+    if !replayed.has_game() {
         return Err(missing(format!("board {name} has no game yet")));
     }
     let moment = replayed.moment(number).ok_or_else(|| {
         missing(format!(
             "move {number} is not recorded: board {name} has {} moves",
-            replayed.moves.len()
+            replayed.move_count()
         ))
     })?;
     Ok(axum::Json(moment).into_response())
@@ -344,7 +346,6 @@ async fn act(
     match outcome {
         Ok(message) => Ok(axum::Json(json!({ "ok": true, "message": message })).into_response()),
         Err(Refused::Conflict(message)) => Err(ApiError(StatusCode::CONFLICT, message)),
-        Err(Refused::NotRecordable(message)) => Err(ApiError(StatusCode::CONFLICT, message)),
         Err(Refused::Internal(message)) => Err(internal(message)),
     }
 }
@@ -360,14 +361,36 @@ fn download(bytes: Vec<u8>, content_type: &'static str, filename: String) -> Res
     response
 }
 
-async fn sgf(State(hall): State<Arc<Hall>>, Path(name): Path<String>) -> Answer {
+async fn sgf(hall: State<Arc<Hall>>, name: Path<String>) -> Answer {
+    record(hall, name, GameKind::Go)
+}
+
+async fn pdn(hall: State<Arc<Hall>>, name: Path<String>) -> Answer {
+    record(hall, name, GameKind::Makhos)
+}
+
+async fn pgn(hall: State<Arc<Hall>>, name: Path<String>) -> Answer {
+    record(hall, name, GameKind::Makruk)
+}
+
+/// The board's record in its game's notation: SGF for Go, PDN for Mak-hos, PGN for Makruk.
+fn record(State(hall): State<Arc<Hall>>, Path(name): Path<String>, asked: GameKind) -> Answer {
     let board = find(&hall, &name)?;
-    let bytes = std::fs::read(board.dir.join("game.sgf"))
+    let file = board.game.record_file();
+    if board.game != asked {
+        let extension = file.rsplit('.').next().unwrap_or(file);
+        return Err(missing(format!(
+            "board {name} plays {}: its record is record.{extension}",
+            board.game.as_str()
+        )));
+    }
+    let bytes = std::fs::read(board.dir.join(file))
         .map_err(|_| missing(format!("board {name} has no record yet")))?;
+    let extension = file.rsplit('.').next().unwrap_or(file);
     Ok(download(
         bytes,
-        "application/x-go-sgf",
-        format!("{name}.sgf"),
+        board.game.record_media_type(),
+        format!("{name}.{extension}"),
     ))
 }
 
@@ -395,7 +418,7 @@ async fn evidence(
     Ok(([(header::CONTENT_TYPE, content_type)], bytes).into_response())
 }
 
-/// The record folder as one zip: the chain, its head, the SGF and every evidence frame,
+/// The record folder as one zip: the chain, its head, the record and every evidence frame,
 /// which `kradan verify` checks once unpacked.
 async fn bundle(State(hall): State<Arc<Hall>>, Path(name): Path<String>) -> Answer {
     let board = Arc::clone(find(&hall, &name)?);
@@ -424,6 +447,8 @@ fn zip_record(dir: &std::path::Path) -> Result<Vec<u8>, Box<dyn std::error::Erro
         crate::record::events::EVENTS_FILE,
         "events.head",
         "game.sgf",
+        "game.pdn",
+        "game.pgn",
     ] {
         if let Ok(bytes) = std::fs::read(dir.join(name)) {
             zip.start_file(name, deflated)?;

@@ -11,6 +11,8 @@
 //!
 //! JSON with the same fields (`{"board": [...]}`) is read too, by the file's extension.
 
+use crate::geometry::eight::EightGame;
+use crate::recorder::RecordedGame;
 use crate::store::Players;
 use serde::Deserialize;
 use std::path::Path;
@@ -56,9 +58,31 @@ impl GameKind {
         }
     }
 
-    /// Only Go is recorded from a camera so far; the others are shown as not started.
-    pub fn recordable(self) -> bool {
-        self == GameKind::Go
+    /// What `kradan record --game` records.
+    pub fn recorded(self) -> RecordedGame {
+        match self {
+            GameKind::Go => RecordedGame::Go,
+            GameKind::Makhos => RecordedGame::Eight(EightGame::Makhos),
+            GameKind::Makruk => RecordedGame::Eight(EightGame::Makruk),
+        }
+    }
+
+    /// The record file the recorder writes in the board's folder.
+    pub fn record_file(self) -> &'static str {
+        match self {
+            GameKind::Go => "game.sgf",
+            GameKind::Makhos => "game.pdn",
+            GameKind::Makruk => "game.pgn",
+        }
+    }
+
+    /// The record file's media type.
+    pub fn record_media_type(self) -> &'static str {
+        match self {
+            GameKind::Go => "application/x-go-sgf",
+            GameKind::Makhos => "application/x-pdn",
+            GameKind::Makruk => "application/x-chess-pgn",
+        }
     }
 }
 
@@ -116,6 +140,27 @@ impl EventFile {
                     "board {:?}: size {size}: Go is recorded on 9, 13 or 19 lines",
                     board.name
                 ));
+            }
+            if board.game != GameKind::Go {
+                // The recorder refuses these for an 8×8 board; refusing them here stops a
+                // hall at its start rather than leaving one board failed in the middle of it.
+                let go_only: Vec<&str> = [
+                    ("size", board.size.is_some()),
+                    ("handicap", board.handicap != 0),
+                    ("komi", board.komi.is_some()),
+                ]
+                .iter()
+                .filter(|(_, given)| *given)
+                .map(|(field, _)| *field)
+                .collect();
+                if !go_only.is_empty() {
+                    return Err(format!(
+                        "board {:?}: {} for Go only: a {} board is 8×8",
+                        board.name,
+                        go_only.join(", "),
+                        board.game.as_str()
+                    ));
+                }
             }
             for name in [&board.players.black, &board.players.white] {
                 if name.chars().count() > 64 || name.chars().any(char::is_control) {
@@ -175,6 +220,12 @@ mod tests {
         assert!(load("e.toml", chess).unwrap_err().contains("chess"));
         let size = "[[board]]\nname='a'\ngame='go'\nsource='x'\nsize=10\n";
         assert!(load("e.toml", size).unwrap_err().contains("9, 13 or 19"));
+        let makruk_size = "[[board]]\nname='a'\ngame='makruk'\nsource='x'\nsize=8\nkomi=6.5\n";
+        assert!(
+            load("e.toml", makruk_size)
+                .unwrap_err()
+                .contains("size, komi for Go only")
+        );
         let typo = "[[board]]\nname='a'\ngame='go'\nsorce='x'\n";
         assert!(load("e.toml", typo).unwrap_err().contains("sorce"));
     }

@@ -1,6 +1,8 @@
 //! What the pages show of a board, computed from its events: the game replayed with the
-//! referee's corrections applied, the open flags, the evidence of each moment.
+//! referee's corrections applied, the open flags, the evidence of each moment. Go is
+//! replayed here; Mak-hos and Makruk by [`super::eight`].
 
+use super::eight::EightLine;
 use crate::games::go::{Move, Position};
 use crate::games::{Color, Occupancy};
 use crate::record::{Event, Kind};
@@ -11,21 +13,32 @@ use serde_json::Value;
 
 /// The game on one board as the record now stands.
 pub struct Replayed {
-    /// The position before the first move.
-    pub start: Option<Position>,
-    /// The standing moves with the event each comes from.
-    pub moves: Vec<(Color, Move, u64)>,
+    line: Line,
     pub events: Vec<Event>,
+}
+
+enum Line {
+    Go {
+        /// The position before the first move.
+        start: Option<Position>,
+        /// The standing moves with the event each comes from.
+        moves: Vec<(Color, Move, u64)>,
+    },
+    Eight(EightLine),
 }
 
 /// A moment of the game: the position after a move.
 #[derive(Clone, Debug, Serialize)]
 pub struct Moment {
+    /// `go`, `makhos` or `makruk`.
+    pub game: &'static str,
     pub number: usize,
     pub size: usize,
     pub to_move: Color,
     /// Rows of `.`/`B`/`W`, row 0 first.
     pub rows: Vec<String>,
+    /// Mak-hos and Makruk: which piece stands where (see [`super::eight::Board8`]).
+    pub pieces: Option<Vec<String>>,
     pub last_move: Option<LastMove>,
     /// Stones each side has captured.
     pub captures: Captures,
@@ -38,10 +51,12 @@ pub struct Moment {
 pub struct LastMove {
     pub number: usize,
     pub color: Color,
-    /// SGF letters; empty for a pass.
+    /// SGF letters (empty for a pass); the move as PDN or PGN writes it for 8×8 games.
     pub point: String,
-    /// `[row, col]`, or none for a pass.
+    /// `[row, col]` where the stone or piece went, or none for a pass.
     pub cell: Option<[usize; 2]>,
+    /// `[row, col]` an 8×8 piece came from.
+    pub from: Option<[usize; 2]>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -66,10 +81,18 @@ pub struct OpenFlag {
 
 impl Replayed {
     pub fn new(events: Vec<Event>) -> Replayed {
-        let corrections = Corrections::from_events(&events);
+        let line = match EightLine::from_events(&events) {
+            Some(eight) => Line::Eight(eight),
+            None => Replayed::go_line(&events),
+        };
+        Replayed { line, events }
+    }
+
+    fn go_line(events: &[Event]) -> Line {
+        let corrections = Corrections::from_events(events);
         let mut start = None;
         let mut moves = Vec::new();
-        for event in &events {
+        for event in events {
             if event.kind == Kind::Note {
                 match note(event) {
                     Some("game-start") => {
@@ -97,93 +120,99 @@ impl Replayed {
                 moves.push((color, mv, event.seq));
             }
         }
-        Replayed {
-            start,
-            moves,
-            events,
+        Line::Go { start, moves }
+    }
+
+    /// Whether a game has started on the board.
+    pub fn has_game(&self) -> bool {
+        match &self.line {
+            Line::Go { start, .. } => start.is_some(),
+            Line::Eight(_) => true,
+        }
+    }
+
+    /// How many moves stand.
+    pub fn move_count(&self) -> usize {
+        match &self.line {
+            Line::Go { moves, .. } => moves.len(),
+            Line::Eight(eight) => eight.moves.len(),
         }
     }
 
     /// The position after `number` standing moves (0: the start).
     pub fn moment(&self, number: usize) -> Option<Moment> {
-        let mut position = self.start.clone()?;
-        if number > self.moves.len() {
-            return None;
-        }
-        let mut last = None;
-        for (index, &(color, mv, _)) in self.moves[..number].iter().enumerate() {
-            // The record keeps an illegal move as played; the rules engine refuses it, so
-            // the board shown is the last legal one, as the recorder's own replay does.
-            let _ = position.play(color, mv);
-            last = Some(LastMove {
-                number: index + 1,
-                color,
-                point: mv.to_sgf(),
-                cell: match mv {
-                    Move::Play(p) => Some([p.row as usize, p.col as usize]),
-                    Move::Pass => None,
-                },
-            });
-        }
-        let upto = match number {
-            0 => self
+        let mut moment = match &self.line {
+            Line::Go { start, moves } => go_moment(start.as_ref()?, moves, number)?,
+            Line::Eight(eight) => {
+                let board = eight.board(number)?;
+                Moment {
+                    game: eight.game_name(),
+                    number,
+                    size: 8,
+                    to_move: board.to_move,
+                    rows: board.rows,
+                    pieces: Some(board.pieces),
+                    last_move: board.last_move,
+                    captures: board.captures,
+                    video_time: None,
+                    evidence: None,
+                }
+            }
+        };
+        let upto = match (number, &self.line) {
+            (0, _) => self
                 .events
                 .iter()
                 .rposition(|e| {
                     note(e) == Some("game-start") || note(e) == Some("joined-in-progress")
                 })
                 .map(|i| self.events[i].seq),
-            n => Some(self.moves[n - 1].2),
+            (n, Line::Go { moves, .. }) => Some(moves[n - 1].2),
+            (n, Line::Eight(eight)) => Some(eight.moves[n - 1].seq),
         };
         let at = upto.and_then(|seq| self.events.iter().find(|e| e.seq == seq));
-        let evidence = upto.and_then(|seq| {
+        moment.video_time = at.and_then(|e| e.video_time);
+        moment.evidence = upto.and_then(|seq| {
             self.events
                 .iter()
                 .filter(|e| e.seq <= seq)
                 .rev()
                 .find_map(|e| e.evidence.last().map(|ev| ev.path.clone()))
         });
-        Some(Moment {
-            number,
-            size: position.size(),
-            to_move: position.to_move(),
-            rows: position
-                .board()
-                .to_occupancy()
-                .to_text_rows()
-                .iter()
-                .map(|row| row.replace(' ', ""))
-                .collect(),
-            last_move: last,
-            captures: Captures {
-                black: position.prisoners(Color::Black),
-                white: position.prisoners(Color::White),
-            },
-            video_time: at.and_then(|e| e.video_time),
-            evidence,
-        })
+        Some(moment)
     }
 
     pub fn now(&self) -> Option<Moment> {
-        self.moment(self.moves.len())
+        self.moment(self.move_count())
     }
 
     pub fn move_rows(&self) -> Vec<MoveRow> {
-        self.moves
-            .iter()
-            .enumerate()
-            .map(|(index, &(color, mv, seq))| MoveRow {
-                number: index as u32 + 1,
-                color: color_name(color).into(),
-                point: mv.to_sgf(),
-                seq,
-                video_time: self
-                    .events
-                    .iter()
-                    .find(|e| e.seq == seq)
-                    .and_then(|e| e.video_time),
-            })
-            .collect()
+        let video_time = |seq: u64| {
+            self.events
+                .iter()
+                .find(|e| e.seq == seq)
+                .and_then(|e| e.video_time)
+        };
+        let row = |index: usize, color: Color, point: String, seq: u64| MoveRow {
+            number: index as u32 + 1,
+            color: color_name(color).into(),
+            point,
+            seq,
+            video_time: video_time(seq),
+        };
+        match &self.line {
+            Line::Go { moves, .. } => moves
+                .iter()
+                .enumerate()
+                .map(|(index, &(color, mv, seq))| row(index, color, mv.to_sgf(), seq))
+                .collect(),
+            Line::Eight(eight) => eight
+                .moves
+                .iter()
+                .enumerate()
+                .map(|(index, mv)| row(index, mv.color, mv.notation.clone(), mv.seq))
+                .collect(),
+        }
     }
 
     pub fn open_flags(&self) -> Vec<OpenFlag> {
@@ -227,6 +256,52 @@ impl Replayed {
             .and_then(|e| detail_str(e, "result"))
             .map(str::to_string)
     }
+}
+
+/// A Go position after `number` of the standing `moves`; its time and evidence are the
+/// caller's.
+fn go_moment(start: &Position, moves: &[(Color, Move, u64)], number: usize) -> Option<Moment> {
+    if number > moves.len() {
+        return None;
+    }
+    let mut position = start.clone();
+    let mut last = None;
+    for (index, &(color, mv, _)) in moves[..number].iter().enumerate() {
+        // The record keeps an illegal move as played; the rules engine refuses it, so
+        // the board shown is the last legal one, as the recorder's own replay does.
+        let _ = position.play(color, mv);
+        last = Some(LastMove {
+            number: index + 1,
+            color,
+            point: mv.to_sgf(),
+            cell: match mv {
+                Move::Play(p) => Some([p.row as usize, p.col as usize]),
+                Move::Pass => None,
+            },
+            from: None,
+        });
+    }
+    Some(Moment {
+        game: "go",
+        number,
+        size: position.size(),
+        to_move: position.to_move(),
+        rows: position
+            .board()
+            .to_occupancy()
+            .to_text_rows()
+            .iter()
+            .map(|row| row.replace(' ', ""))
+            .collect(),
+        pieces: None,
+        last_move: last,
+        captures: Captures {
+            black: position.prisoners(Color::Black),
+            white: position.prisoners(Color::White),
+        },
+        video_time: None,
+        evidence: None,
+    })
 }
 
 fn note(event: &Event) -> Option<&str> {
@@ -310,7 +385,7 @@ mod tests {
             event(6, Kind::Note).with_detail("note", "correction"),
         ];
         let game = Replayed::new(events);
-        assert_eq!(game.moves.len(), 2, "the undone move is gone");
+        assert_eq!(game.move_count(), 2, "the undone move is gone");
         let now = game.now().unwrap();
         assert_eq!(now.rows[2], "..B...W..", "white's move stands at gc");
         assert_eq!(now.last_move.unwrap().point, "gc");

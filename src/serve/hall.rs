@@ -30,7 +30,7 @@ pub enum Status {
     Finished,
     /// The recorder stopped on an error (see the message); what it recorded is served.
     Failed,
-    /// Not recorded: a game Kradan does not record from a camera yet.
+    /// Nothing recorded yet: no recorder has run for this board.
     NotStarted,
 }
 
@@ -121,8 +121,6 @@ pub enum HallError {
 pub enum Refused {
     /// The action does not fit the game (no such flag, no move to undo…).
     Conflict(String),
-    /// The board records nothing (not started).
-    NotRecordable(String),
     Internal(String),
 }
 
@@ -163,17 +161,6 @@ impl Hall {
             }
             let replayed = Replayed::new(events.clone());
             store.set_moves(&row.board, &replayed.move_rows())?;
-            let (status, message) = if game.recordable() {
-                (Status::Finished, None)
-            } else {
-                (
-                    Status::NotStarted,
-                    Some(format!(
-                        "{} is not recordable from a camera yet: only Go is",
-                        game.as_str()
-                    )),
-                )
-            };
             let board = Board {
                 name: row.board.clone(),
                 game,
@@ -181,8 +168,12 @@ impl Hall {
                 players: row.players,
                 dir: row.dir,
                 inner: Mutex::new(BoardInner {
-                    status,
-                    message,
+                    status: if events.is_empty() {
+                        Status::NotStarted
+                    } else {
+                        Status::Finished
+                    },
+                    message: None,
                     events,
                     actions: None,
                     view: Arc::new(empty_view()),
@@ -204,9 +195,9 @@ impl Hall {
         })
     }
 
-    /// Starts one recorder thread per board of the event file that Kradan can record.
+    /// Starts one recorder thread per board of the event file.
     pub fn start(self: &Arc<Hall>, boards: &[BoardSpec]) {
-        for spec in boards.iter().filter(|s| s.game.recordable()) {
+        for spec in boards {
             let Some(board) = self.boards.get(&spec.name).cloned() else {
                 continue;
             };
@@ -231,6 +222,7 @@ impl Hall {
                 inner.actions = Some(sender);
             }
             let mut options = RecordOptions::new(spec.source.clone(), board.dir.clone());
+            options.game = spec.game.recorded();
             options.size = spec.size;
             options.handicap = spec.handicap;
             if let Some(komi) = spec.komi {
@@ -369,13 +361,6 @@ impl Hall {
     /// Takes a referee's action on a board: through its recorder while it runs, on the
     /// record itself once it has ended.
     pub fn act(&self, board: &Arc<Board>, action: Action, by: &str) -> Result<String, Refused> {
-        if !board.game.recordable() {
-            return Err(Refused::NotRecordable(format!(
-                "board {} is not recorded ({} is not recordable from a camera yet)",
-                board.name,
-                board.game.as_str()
-            )));
-        }
         let description = format!("{action:?}");
         let outcome = self.act_through_recorder(board, &action, by);
         let outcome = match outcome {
@@ -384,9 +369,7 @@ impl Hall {
         };
         let (accepted, text) = match &outcome {
             Ok(message) => (true, message.clone()),
-            Err(Refused::Conflict(m) | Refused::NotRecordable(m) | Refused::Internal(m)) => {
-                (false, m.clone())
-            }
+            Err(Refused::Conflict(m) | Refused::Internal(m)) => (false, m.clone()),
         };
         let row = ActionRow {
             board: board.name.clone(),

@@ -8,6 +8,7 @@
 //! or onto the record itself once its recorder has ended.
 
 pub mod api;
+pub mod eight;
 pub mod event_file;
 pub mod game;
 pub mod hall;

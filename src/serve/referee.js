@@ -53,6 +53,13 @@ function renderView() {
   $("heading").textContent = `${view.name} — ${view.players.black || "Black"} (B) v ${view.players.white || "White"} (W)`;
   const now = view.now;
   $("summary").textContent = `${view.status.replace("-", " ")} · ${now ? "move " + now.number : "no game yet"}${view.result ? " · " + view.result : ""}${view.message ? " · " + view.message : ""}`;
+  const go = view.game === "go";
+  $("go-actions").hidden = !go;
+  $("eight-actions").hidden = go;
+  const extension = { go: "sgf", makhos: "pdn", makruk: "pgn" }[view.game] || "sgf";
+  $("download").href = api(`/record.${extension}`);
+  $("download").textContent = `the record (${extension.toUpperCase()})`;
+  $("bundle").href = api("/evidence.zip");
   $("flags").innerHTML = view.open_flags.length ? "" : "none";
   for (const flag of view.open_flags) {
     const box = document.createElement("div");
