@@ -247,6 +247,27 @@ impl Replayed {
             .collect()
     }
 
+    /// The draw counts running after the last move (Mak-hos HOS 5.2–5.3, Makruk's
+    /// MAKRUK 7–14), as the recorder wrote them: the engines note each running count
+    /// with every move, so a count not noted after the last move has stopped.
+    pub fn counts(&self) -> Vec<String> {
+        let after = self
+            .events
+            .iter()
+            .rposition(|e| e.kind == Kind::Move || note(e) == Some("game-start"))
+            .map_or(0, |i| i + 1);
+        self.events[after..]
+            .iter()
+            // "the count stopped" holds neither.
+            .filter(|e| {
+                note(e) == Some("count")
+                    && (e.detail.contains_key("count") || e.detail.contains_key("rule"))
+            })
+            .filter_map(|e| detail_str(e, "message"))
+            .map(str::to_string)
+            .collect()
+    }
+
     /// The last counted result, if the game was counted.
     pub fn result(&self) -> Option<String> {
         self.events
@@ -410,5 +431,34 @@ mod tests {
         let open = Replayed::new(events).open_flags();
         assert_eq!(open.len(), 1);
         assert_eq!(open[0].flag_id, 2);
+    }
+
+    #[test]
+    fn counts_run_until_a_move_comes_without_them() {
+        let count = |seq, message: &str| {
+            event(seq, Kind::Note)
+                .with_detail("note", "count")
+                .with_detail("rule", "HOS 5.3")
+                .with_detail("message", message)
+        };
+        let mut events = vec![
+            game_start(1),
+            stone(2, 1, Color::Black, "cc", [2, 2]),
+            count(3, "count (HOS 5.3): 1 of 16"),
+            stone(4, 2, Color::White, "gg", [6, 6]),
+            count(5, "count (HOS 5.3): 2 of 16"),
+        ];
+        assert_eq!(
+            Replayed::new(events.clone()).counts(),
+            ["count (HOS 5.3): 2 of 16"]
+        );
+        events.push(stone(6, 3, Color::Black, "ee", [4, 4]));
+        assert!(Replayed::new(events.clone()).counts().is_empty());
+        events.push(
+            event(7, Kind::Note)
+                .with_detail("note", "count")
+                .with_detail("message", "the count stopped"),
+        );
+        assert!(Replayed::new(events).counts().is_empty());
     }
 }

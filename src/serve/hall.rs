@@ -47,6 +47,8 @@ pub struct BoardView {
     pub seq: Option<u64>,
     pub now: Option<Moment>,
     pub open_flags: Vec<OpenFlag>,
+    /// Draw counts running (8×8 games), e.g. `count (HOS 5.3): 5 of 16`.
+    pub counts: Vec<String>,
     pub result: Option<String>,
 }
 
@@ -482,6 +484,7 @@ impl Board {
             seq: inner.events.last().map(|e| e.seq),
             now: replayed.now(),
             open_flags: replayed.open_flags(),
+            counts: replayed.counts(),
             result: replayed.result(),
         });
         inner.view = Arc::clone(&view);
@@ -507,6 +510,7 @@ fn empty_view() -> BoardView {
         seq: None,
         now: None,
         open_flags: Vec::new(),
+        counts: Vec::new(),
         result: None,
     }
 }

@@ -15,6 +15,7 @@ function render(view) {
   document.getElementById("cap-white").textContent = now ? `· ${now.captures.white} captured` : "";
   document.getElementById("move").textContent = now ? `Move ${moveText(now.last_move)}` : "waiting for the board";
   let status = view.status.replace("-", " ");
+  if (view.counts && view.counts.length) status += ` · ${view.counts.join(" · ")}`;
   if (view.result) status += ` · ${view.result}`;
   if (view.message) status += ` · ${view.message}`;
   document.getElementById("status").textContent = status;

@@ -52,7 +52,7 @@ function renderView() {
   if (!view) return;
   $("heading").textContent = `${view.name} — ${view.players.black || "Black"} (B) v ${view.players.white || "White"} (W)`;
   const now = view.now;
-  $("summary").textContent = `${view.status.replace("-", " ")} · ${now ? "move " + now.number : "no game yet"}${view.result ? " · " + view.result : ""}${view.message ? " · " + view.message : ""}`;
+  $("summary").textContent = `${view.status.replace("-", " ")} · ${now ? "move " + now.number : "no game yet"}${view.counts && view.counts.length ? " · " + view.counts.join(" · ") : ""}${view.result ? " · " + view.result : ""}${view.message ? " · " + view.message : ""}`;
   const go = view.game === "go";
   $("go-actions").hidden = !go;
   $("eight-actions").hidden = go;
