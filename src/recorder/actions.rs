@@ -42,6 +42,23 @@ pub struct ActionRequest {
     pub reply: mpsc::Sender<Result<String, RecorderError>>,
 }
 
+/// The `resolved` event of a referee closing flag `flag_id` (raised at `seq`) as dealt
+/// with or, `dismiss`, as no irregularity; and the sentence it says.
+pub(super) fn flag_closed(flag_id: u32, seq: u64, dismiss: bool, note: &str) -> (Event, String) {
+    let decision = if dismiss { "dismissed" } else { "resolved" };
+    let message = if note.is_empty() {
+        format!("flag {flag_id} {decision} by the referee")
+    } else {
+        format!("flag {flag_id} {decision} by the referee: {note}")
+    };
+    let event = Event::new(Kind::Resolved)
+        .with_detail("flag_id", flag_id)
+        .with_detail("resolves", seq)
+        .with_detail("decision", decision)
+        .with_detail("message", message.as_str());
+    (event, message)
+}
+
 /// Answers the referee's actions waiting, each taken by `act`. A refusal (`BadOptions`) is
 /// only the referee's answer; a failure to write is also the recording's end.
 pub(super) fn answer_actions(
@@ -241,17 +258,7 @@ impl Session {
                     .expect("checked by act")
                     .settle_flag(*flag_id);
                 self.closed_flags.insert(*flag_id);
-                let decision = if *dismiss { "dismissed" } else { "resolved" };
-                let message = if note.is_empty() {
-                    format!("flag {flag_id} {decision} by the referee")
-                } else {
-                    format!("flag {flag_id} {decision} by the referee: {note}")
-                };
-                let mut event = Event::new(Kind::Resolved)
-                    .with_detail("flag_id", *flag_id)
-                    .with_detail("resolves", seq)
-                    .with_detail("decision", decision)
-                    .with_detail("message", message.as_str());
+                let (mut event, message) = flag_closed(*flag_id, seq, *dismiss, note);
                 event.video_time = self.video_time(self.now);
                 self.append(event)?;
                 self.sgf.add_comment(&message);

@@ -798,18 +798,8 @@ impl EightRecording {
             stage.close_flag(*flag_id);
         }
         self.closed_flags.push(*flag_id);
-        let decision = if *dismiss { "dismissed" } else { "resolved" };
-        let message = if note.is_empty() {
-            format!("flag {flag_id} {decision} by the referee")
-        } else {
-            format!("flag {flag_id} {decision} by the referee: {note}")
-        };
-        let mut event = Event::new(Kind::Resolved)
-            .with_detail("flag_id", *flag_id)
-            .with_detail("resolves", seq)
-            .with_detail("decision", decision)
-            .with_detail("by", by)
-            .with_detail("message", message.as_str());
+        let (event, message) = super::actions::flag_closed(*flag_id, seq, *dismiss, note);
+        let mut event = event.with_detail("by", by);
         event.video_time = self.video_time(self.now);
         self.append(event)?;
         if let Some(stage) = self.stage.as_mut() {

@@ -2,7 +2,7 @@
 //! engines: the events carry each move's notation, and the engine gives back which pieces
 //! stand where (a Makruk figure's kind, a Mak-hos king) — what the camera cannot tell.
 
-use super::game::{Captures, LastMove};
+use super::game::{Captures, LastMove, note};
 use crate::games::Color;
 use crate::games::makhos::{self, Men};
 use crate::games::makruk;
@@ -246,12 +246,6 @@ impl Position8 {
             .map(|row| row.into_iter().collect())
             .collect()
     }
-}
-
-fn note(event: &Event) -> Option<&str> {
-    (event.kind == Kind::Note)
-        .then(|| event.detail.get("note").and_then(Value::as_str))
-        .flatten()
 }
 
 #[cfg(test)]

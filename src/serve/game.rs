@@ -325,7 +325,8 @@ fn go_moment(start: &Position, moves: &[(Color, Move, u64)], number: usize) -> O
     })
 }
 
-fn note(event: &Event) -> Option<&str> {
+/// The kind of a `note` event.
+pub(super) fn note(event: &Event) -> Option<&str> {
     (event.kind == Kind::Note)
         .then(|| detail_str(event, "note"))
         .flatten()
