@@ -110,11 +110,14 @@ fn the_overlay_follows_the_game_and_the_referee_desk_steps_and_resolves() {
     let dir = tempfile::tempdir().unwrap();
     let nine = format!("play:{}", sample("go/clip-9x9/footage.mp4"));
     let nineteen = format!("play:{}", sample("go/clip-19x19-opening/footage.mp4"));
+    // Read as a file, not paced: it is recorded by the time the pages look at it.
+    let makruk = sample("makruk/clip/footage.mp4");
     let event = event_file(
         dir.path(),
         &[
             ("table-9", "go", &nine, Some(9)),
             ("table-19", "go", &nineteen, None),
+            ("table-mk", "makruk", &makruk, None),
         ],
     );
     let server = Server::start(&dir.path().join("data"), Some(&event));
@@ -257,6 +260,41 @@ fn the_overlay_follows_the_game_and_the_referee_desk_steps_and_resolves() {
             |v| v == &Value::Bool(true),
         )
         .await;
+
+        // A Makruk board: its figures drawn in their squares, the Go actions hidden.
+        let view = server.wait_for("table-mk", 120, |view| view["status"] == "finished");
+        let pieces: usize = view["now"]["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().chars().filter(|c| *c != '.').count())
+            .sum();
+        client
+            .goto(&format!("{}/overlay/table-mk", server.base))
+            .await
+            .unwrap();
+        let drawn = until(
+            &client,
+            "return [document.querySelectorAll('svg .piece').length, document.querySelectorAll('svg text').length]",
+            20,
+            |v| v[0].as_u64().is_some_and(|n| n > 0),
+        )
+        .await;
+        assert_eq!(drawn[0].as_u64().unwrap() as usize, pieces, "{drawn}");
+        assert_eq!(drawn[1].as_u64().unwrap() as usize, pieces, "a glyph per figure: {drawn}");
+        client
+            .goto(&format!("{}/referee?board=table-mk", server.base))
+            .await
+            .unwrap();
+        let actions = until(
+            &client,
+            "return [document.getElementById('go-actions').hidden, document.getElementById('eight-actions').hidden, document.getElementById('download').getAttribute('href')]",
+            20,
+            |v| v[0] == Value::Bool(true),
+        )
+        .await;
+        assert_eq!(actions[1], false, "{actions}");
+        assert!(actions[2].as_str().unwrap().ends_with("/record.pgn"), "{actions}");
         client.close().await.unwrap();
     });
 
