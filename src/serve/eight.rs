@@ -98,7 +98,7 @@ impl EightLine {
             let before = positions.last().expect("the start").clone();
             let notation = event.notation.clone().unwrap_or_default();
             let (after, from, to) = match before.play(&notation) {
-                Some(played) => played,
+                Some((after, from, to)) => (after, Some(from), Some(to)),
                 None => (before, None, None),
             };
             moves.push(Move8 {
@@ -171,14 +171,14 @@ impl EightLine {
 
 impl Position8 {
     /// The position after the move written `notation`, with its from- and to-cells.
-    fn play(&self, notation: &str) -> Option<(Position8, Option<[usize; 2]>, Option<[usize; 2]>)> {
-        let cell = |(row, col): (usize, usize)| Some([row, col]);
+    fn play(&self, notation: &str) -> Option<(Position8, [usize; 2], [usize; 2])> {
+        let cell = |(row, col): (usize, usize)| [row, col];
         match self {
             Position8::Makhos(position) => {
                 let mut found = None;
                 position.for_each_move(|mv, _| {
                     if found.is_none() && makhos::WrittenMove::from(mv).to_string() == notation {
-                        found = Some(mv.clone());
+                        found = Some(*mv);
                     }
                 });
                 let mv = found?;
