@@ -14,7 +14,7 @@
 //! its per-square probabilities of empty, dark and light, which is what the inference
 //! weighs against the legal moves.
 
-use super::samples::Samples;
+use super::samples::{Samples, is_outer_gap};
 use super::{
     COVER_CHROMA, COVER_GAPS, COVER_RATIO, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD,
     RELOCATE_AFTER, RETRY_EVERY, Run, STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of,
@@ -390,8 +390,9 @@ fn nearest_start_turn(game: EightGame, reading: &Occupancy, candidates: &[usize]
 }
 
 /// Square corners that changed against the reference view with no square within reach
-/// read differently: what a piece cannot do. A disc reaches none of its square's corners;
-/// a figure leans over the squares beside it.
+/// read differently, and the ring beyond the edges that changed ([`unexplained_ring`]):
+/// what a piece cannot do. A disc reaches none of its square's corners; a figure leans
+/// over the squares beside it.
 fn unexplained_corners(
     samples: &Samples,
     reference: &Samples,
@@ -418,6 +419,35 @@ fn unexplained_corners(
                     && col >= pc - 1 - reach
                     && col <= pc + reach
             })
+        })
+        .count()
+        + unexplained_ring(samples, reference, &differences, pieces)
+}
+
+/// Samples of the ring half a square beyond the board's edges that changed in kind against
+/// the reference view: no piece stands there, so what changed it is an arm reaching in
+/// (a hand held still over the squares reads as pieces beside it, which explains its
+/// corners but not the arm). Only a figure on the far edge (the picture's top, away from
+/// the camera) leans over the ring, and only when the square it stands on changed.
+fn unexplained_ring(
+    samples: &Samples,
+    reference: &Samples,
+    differences: &[[usize; 2]],
+    pieces: Pieces,
+) -> usize {
+    let changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    changed
+        .iter()
+        .enumerate()
+        .filter(|&(gap, &c)| c && is_outer_gap(LINES, gap))
+        .filter(|&(gap, _)| {
+            let (gc, gr) = (gap % (LINES + 1), gap / (LINES + 1));
+            let leaned_over = pieces == Pieces::Figures
+                && gr == 0
+                && differences
+                    .iter()
+                    .any(|&[row, col]| row == 0 && col + 2 >= gc && col <= gc);
+            !leaned_over
         })
         .count()
 }
