@@ -315,6 +315,12 @@ impl MakhosInference {
         super::eight::observe(self, seen)
     }
 
+    /// Whether the last sighting was acted on (see `infer::eight::Waiting::acted`): what
+    /// ends a hand's turn at the board.
+    pub fn acted(&self) -> bool {
+        self.waiting.acted
+    }
+
     fn candidates(&self) -> Vec<Candidate<Reading>> {
         let mut out = Vec::new();
         let current = self.position;
@@ -550,7 +556,7 @@ impl MakhosInference {
             .differences
             .squares
             .iter()
-            .filter(|(_, d)| d.flag.is_none())
+            .filter(|(_, d)| d.flag.is_none() && d.suspected.is_none())
             .map(|(&square, _)| square)
             .collect();
         if !unlifted.is_empty() {
@@ -644,6 +650,7 @@ impl MakhosInference {
                         expected: None,
                         shown: Some(color.opponent()),
                         flag: None,
+                        suspected: None,
                     },
                 );
             }
@@ -787,13 +794,8 @@ impl MakhosInference {
         } else {
             HosFlag::Displaced
         };
-        let id = self.next_flag_id;
-        let added = self.differences.remember(seen, &rules, Some((id, kind)));
-        if added.is_empty() {
-            return;
-        }
-        let names = added.iter().map(|&(r, c)| square_name(r, c)).collect();
-        self.raise(kind, names, Some(self.history.len()), None, outcomes);
+        self.differences
+            .suspect(seen, &rules, kind, Some(self.history.len()), None);
     }
 
     /// One piece of the side to move went from one dark square to another (enemy pieces
@@ -915,6 +917,21 @@ impl Stage for MakhosInference {
     fn low_confidence(&self) -> Outcome {
         Outcome::LowConfidence {
             number: self.history.len() + 1,
+        }
+    }
+
+    fn raise_due(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        for (suspected, squares) in self.differences.due(seen) {
+            let names = squares.iter().map(|&(r, c)| square_name(r, c)).collect();
+            let kind = suspected.kind;
+            let id = self.raise(
+                kind,
+                names,
+                suspected.move_number,
+                suspected.color,
+                outcomes,
+            );
+            self.differences.flagged(&squares, id, kind);
         }
     }
 }

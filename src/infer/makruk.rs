@@ -231,6 +231,12 @@ impl MakrukInference {
         super::eight::observe(self, seen)
     }
 
+    /// Whether the last sighting was acted on (see `infer::eight::Waiting::acted`): what
+    /// ends a hand's turn at the board.
+    pub fn acted(&self) -> bool {
+        self.waiting.acted
+    }
+
     fn candidates(&self) -> Vec<Candidate<Reading>> {
         let expect = |position: &Position| {
             let mut expected = Expected::of(&position.occupancy());
@@ -504,14 +510,9 @@ impl MakrukInference {
         } else {
             RukFlag::Displaced
         };
-        let id = self.next_flag_id;
-        let added = self.differences.remember(seen, &rules, Some((id, kind)));
-        if added.is_empty() {
-            return;
-        }
-        let names = added.iter().map(|&(r, c)| square_name(r, c)).collect();
         let color = relocated_own.then_some(mover);
-        self.raise(kind, names, Some(self.history.len() + 1), color, outcomes);
+        self.differences
+            .suspect(seen, &rules, kind, Some(self.history.len() + 1), color);
     }
 
     fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
@@ -601,6 +602,21 @@ impl Stage for MakrukInference {
     fn low_confidence(&self) -> Outcome {
         Outcome::LowConfidence {
             number: self.history.len() + 1,
+        }
+    }
+
+    fn raise_due(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        for (suspected, squares) in self.differences.due(seen) {
+            let names = squares.iter().map(|&(r, c)| square_name(r, c)).collect();
+            let kind = suspected.kind;
+            let id = self.raise(
+                kind,
+                names,
+                suspected.move_number,
+                suspected.color,
+                outcomes,
+            );
+            self.differences.flagged(&squares, id, kind);
         }
     }
 }

@@ -221,6 +221,14 @@ impl Stage8 {
         }
     }
 
+    /// Whether the last sighting was acted on: what ends a hand's turn at the board.
+    fn acted(&self) -> bool {
+        match self {
+            Stage8::Makhos { inference, .. } => inference.acted(),
+            Stage8::Makruk { inference, .. } => inference.acted(),
+        }
+    }
+
     /// Acts on a settled sighting: the decisions, the record view already following them.
     fn observe(&mut self, seen: &Seen8, time: Option<f64>) -> Vec<Decision> {
         let decisions: Vec<Decision> = match self {
@@ -911,7 +919,8 @@ impl EightRecording {
             },
             video_time,
         );
-        if decisions.is_empty() {
+        let acted = stage.acted();
+        if decisions.is_empty() && !acted {
             if settled.occupancy == before_board {
                 // Whatever the hand did, it left the board as it was.
                 self.hand_seen = false;
@@ -930,7 +939,9 @@ impl EightRecording {
             &after_board,
             on_line,
         )?;
-        self.hand_seen = false;
+        if acted {
+            self.hand_seen = false;
+        }
         Ok(())
     }
 
