@@ -88,6 +88,8 @@ pub struct EightTracker {
     looks: BoardLooks,
     /// The position the caller has recorded, in the game's rows.
     believed: Option<Occupancy>,
+    /// When a settled view was first turned to the game's rows and nothing decided how.
+    orient_since: Option<f64>,
 }
 
 impl EightTracker {
@@ -105,6 +107,7 @@ impl EightTracker {
             lost_reported: false,
             looks: BoardLooks::new(SQUARES),
             believed: None,
+            orient_since: None,
         }
     }
 
@@ -225,8 +228,13 @@ impl EightTracker {
             let turns = match lock.quarter_turns {
                 Some(turns) => turns,
                 None => {
-                    let orientation = self.orient(run.occupancy());
-                    let turns = orientation.quarters.unwrap_or(0);
+                    let first = *self.orient_since.get_or_insert(time);
+                    let give_up = time - first >= ORIENT_PATIENCE;
+                    let orientation = self.orient(run.occupancy(), &run.shares(), give_up);
+                    let Some(turns) = orientation.quarters else {
+                        self.run = Some(run);
+                        return Ok(report);
+                    };
                     report.oriented = Some(orientation);
                     turns
                 }
@@ -258,7 +266,7 @@ impl EightTracker {
 
     /// The turn to the game's rows for a first settled reading (image order): the start
     /// position's, else the first the colouring allows, else none.
-    fn orient(&self, reading: &Occupancy) -> Orientation {
+    fn orient(&self, reading: &Occupancy, shares: &[[f32; 3]], give_up: bool) -> Orientation {
         let lock = self.lock.as_ref().expect("locked");
         if let Some(settled) = &self.last_settled {
             // A resumed game: the recorded position decides, as after a bump.
@@ -268,11 +276,22 @@ impl EightTracker {
             return orientation;
         }
         let mut orientation = eight::orientation(&lock.board, self.game, reading);
-        if orientation.quarters.is_none() {
-            orientation.quarters = self
-                .last_turns
-                .or_else(|| nearest_start_turn(self.game, reading, &orientation.candidates))
-                .or(orientation.candidates.first().copied());
+        if orientation.quarters.is_some() {
+            return orientation;
+        }
+        if let Some(turns) = self.last_turns {
+            orientation.quarters = Some(turns);
+        } else if let Some(turns) = likeliest_start_turn(self.game, shares, &orientation.candidates)
+        {
+            orientation.quarters = Some(turns);
+            orientation.source = eight::OrientationSource::StartPosition;
+            orientation.start_mismatches = Some(eight::start_mismatches(self.game, reading, turns));
+        } else if !give_up {
+            // Nothing clear yet: look again on the next settled view rather than record
+            // the whole game in wrong squares.
+            return orientation;
+        } else {
+            orientation.quarters = orientation.candidates.first().copied();
         }
         orientation
     }
@@ -368,26 +387,64 @@ impl EightTracker {
     }
 }
 
-/// Squares by which the start position under the best turn must beat every other turn
-/// when it is further from the reading than `geometry::eight::orientation` accepts: an
-/// oblique view misreads a few squares, but a recording begins at the start, and the
-/// pieces' two home rows are on one side of the board only.
-const START_MARGIN: usize = 8;
+/// How much likelier (log units) the start position must be under the best turn than under
+/// any other before a view the start position does not fit square for square is turned by
+/// it: an oblique view misreads a few squares, but a recording begins at the start, and
+/// the pieces' two home rows are on one side of the board only. (On development renders,
+/// Makruk seeds 600-607, the right turn led by 42 nats where the counted squares led by
+/// 7 only, and misread turns never came within 40.)
+const START_LIKELIHOOD_MARGIN: f32 = 20.0;
 
-/// The turn among `candidates` under which the reading (image order) is nearest a start
-/// position of `game`, when it is clearly nearer than under any other turn.
-fn nearest_start_turn(game: EightGame, reading: &Occupancy, candidates: &[usize]) -> Option<usize> {
-    let mut fits: Vec<(usize, usize)> = candidates
+/// How long (source seconds of settled views) the orientation is looked for before the
+/// first of the turns the colouring allows is assumed: a game joined in progress is
+/// recorded all the same.
+const ORIENT_PATIENCE: f64 = 3.0;
+
+/// The turn among `candidates` under which the voted shares (image order) are clearly
+/// likelier a start position of `game` than under any other.
+fn likeliest_start_turn(
+    game: EightGame,
+    shares: &[[f32; 3]],
+    candidates: &[usize],
+) -> Option<usize> {
+    let mut fits: Vec<(f32, usize)> = candidates
         .iter()
-        .map(|&turns| (eight::start_mismatches(game, reading, turns), turns))
+        .map(|&turns| (start_fit(game, shares, turns), turns))
         .collect();
-    fits.sort();
+    fits.sort_by(|a, b| b.0.total_cmp(&a.0));
     match fits.as_slice() {
-        [(best, turns)] => (*best < SQUARES * SQUARES / 4).then_some(*turns),
-        [(best, turns), (second, _), ..] => (best + START_MARGIN <= *second).then_some(*turns),
+        [(_, turns)] => Some(*turns),
+        [(best, turns), (second, _), ..] => {
+            (best - second >= START_LIKELIHOOD_MARGIN).then_some(*turns)
+        }
         [] => None,
     }
 }
+
+/// How likely the voted shares (image order) are under `turns` if the board shows a start
+/// position of `game` (log units, the likelier start).
+fn start_fit(game: EightGame, shares: &[[f32; 3]], turns: usize) -> f32 {
+    let turned = turned_cells(shares.to_vec(), SQUARES, turns);
+    game.starts()
+        .iter()
+        .map(|start| {
+            turned
+                .iter()
+                .enumerate()
+                .map(|(index, p)| {
+                    let state = crate::infer::eight::state_index(
+                        start.get(index / SQUARES, index % SQUARES),
+                    );
+                    p[state].max(START_FLOOR).ln()
+                })
+                .sum::<f32>()
+        })
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+/// The least probability a square's vote counts with in [`start_fit`]: one square read
+/// wrongly with certainty must not outweigh the rest.
+const START_FLOOR: f32 = 0.02;
 
 /// Square corners that changed against the reference view with no square within reach
 /// read differently, and the ring beyond the edges that changed ([`unexplained_ring`]):
