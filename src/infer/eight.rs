@@ -216,6 +216,9 @@ pub struct Waiting<R> {
     /// suspicion raises nothing yet). A flag raised later for a disturbance that stood is
     /// no action on the sighting that raised it.
     pub acted: bool,
+    /// The first frame of the sightings no explanation fitted since the last one that was
+    /// explained: how long a disturbance has shown, as the vote's state moves on.
+    pub disturbed_since: Option<f64>,
 }
 
 impl<R> Default for Waiting<R> {
@@ -226,6 +229,7 @@ impl<R> Default for Waiting<R> {
             irregular: None,
             transient: None,
             acted: false,
+            disturbed_since: None,
         }
     }
 }
@@ -248,8 +252,9 @@ pub trait Stage {
     fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Self::Outcome>);
     /// The note that the next move was read on the likeliest reading only.
     fn low_confidence(&self) -> Self::Outcome;
-    /// Flags the suspected disturbances that still show after [`PERSIST_SECONDS`].
-    fn raise_due(&mut self, seen: &Seen8, outcomes: &mut Vec<Self::Outcome>);
+    /// Flags the suspected disturbances that have shown for [`PERSIST_SECONDS`]
+    /// ([`Differences::due`]).
+    fn raise_due(&mut self, seen: &Seen8, until_since: bool, outcomes: &mut Vec<Self::Outcome>);
 }
 
 /// Acts on a settled sighting. Returns nothing when it shows nothing new, or when it must
@@ -260,10 +265,16 @@ pub trait Stage {
 /// once it has shown for [`PERSIST_SECONDS`]; one that reads right again first is no flag.
 pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
     stage.waiting().acted = false;
-    let mut outcomes = observe_once(stage, seen);
-    stage.waiting().acted |= !outcomes.is_empty();
+    let mut outcomes = Vec::new();
     if seen.squares.len() >= 64 {
-        stage.raise_due(seen, &mut outcomes);
+        // Showing until this sighting began, which may put it right.
+        stage.raise_due(seen, true, &mut outcomes);
+    }
+    let decided = observe_once(stage, seen);
+    stage.waiting().acted |= !decided.is_empty();
+    outcomes.extend(decided);
+    if seen.squares.len() >= 64 {
+        stage.raise_due(seen, false, &mut outcomes);
     }
     outcomes
 }
@@ -288,18 +299,22 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
         .irregular
         .take_if(|earlier| !earlier.hand_seen && earlier.since != seen.since)
     {
-        // A change no hand made stood: a disturbance, whatever follows it.
+        // A change no hand made stood: a disturbance, whatever follows it, flagged if it
+        // stood long enough before this sighting began.
         disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
+        stage.raise_due(seen, true, &mut outcomes);
     }
     let reading = match rank(stage.candidates(), seen) {
         Ranking::Clear(reading) if S::is_nothing(&reading) => {
             if let Some(earlier) = stage.waiting().irregular.take()
                 && earlier.since != seen.since
             {
-                // Disturbed and put right before it had stood long: still flagged.
+                // Disturbed and put right: flagged if it had stood long enough.
                 disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
+                stage.raise_due(seen, true, &mut outcomes);
             }
             stage.resolve(seen, &mut outcomes);
+            stage.waiting().disturbed_since = None;
             return outcomes;
         }
         Ranking::Clear(reading) if seen.hand_seen => reading,
@@ -340,6 +355,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                 return outcomes;
             }
             stage.waiting().transient = Some(seen.read());
+            stage.waiting().disturbed_since.get_or_insert(seen.since);
             let wait = if seen.hand_seen { confirm } else { unexplained };
             if stood >= wait || stills {
                 disturbed(stage, seen, &mut outcomes);
@@ -359,6 +375,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
     let waiting = stage.waiting();
     waiting.unsure = None;
     waiting.irregular = None;
+    waiting.disturbed_since = None;
     stage.apply(reading, seen, &mut outcomes);
     stage.resolve(seen, &mut outcomes);
     stage.waiting().transient = None;
@@ -479,7 +496,7 @@ impl<K: Copy> Differences<K> {
         resolved
     }
 
-    /// Remembers, as suspected of `kind`, every square where the sighting confidently
+    /// Remembers, as suspected of `kind` since `since`, every square where the sighting confidently
     /// contradicts the rules' position and that is not yet known. Returns the squares
     /// added; [`Differences::due`] says when they are to be flagged.
     pub fn suspect(
@@ -487,12 +504,13 @@ impl<K: Copy> Differences<K> {
         seen: &Seen8,
         rules: &Occupancy,
         kind: K,
+        since: f64,
         move_number: Option<usize>,
         color: Option<Color>,
     ) -> Vec<(usize, usize)> {
         let suspected = Suspected {
             kind,
-            since: seen.since,
+            since,
             move_number,
             color,
         };
@@ -522,17 +540,20 @@ impl<K: Copy> Differences<K> {
         added
     }
 
-    /// The suspected disturbances that have shown for [`PERSIST_SECONDS`] by the
-    /// sighting's time and still show in it, one per sighting that noticed them, with the
-    /// squares that still show. The caller flags them and calls [`Differences::flagged`].
-    pub fn due(&self, seen: &Seen8) -> Vec<(Suspected<K>, Vec<Cell>)> {
+    /// The suspected disturbances that have shown for [`PERSIST_SECONDS`], one per
+    /// sighting that noticed them, with their squares. With `until_since`, every square
+    /// still remembered is taken to have shown until the sighting began (a piece knocked
+    /// and put right by the next hand stood until the hand came); otherwise the squares
+    /// that still show in it, by its time. The caller flags them and calls
+    /// [`Differences::flagged`].
+    pub fn due(&self, seen: &Seen8, until_since: bool) -> Vec<(Suspected<K>, Vec<Cell>)> {
         let mut due: Vec<(Suspected<K>, Vec<Cell>)> = Vec::new();
         for (&(row, col), d) in &self.squares {
             let Some(s) = &d.suspected else { continue };
             let p = &seen.squares[row * 8 + col];
-            if seen.now - s.since < PERSIST_SECONDS - 1e-9
-                || p[state_index(d.expected)] >= p[state_index(d.shown)]
-            {
+            let shows = p[state_index(d.expected)] < p[state_index(d.shown)];
+            let until = if until_since { seen.since } else { seen.now };
+            if until - s.since < PERSIST_SECONDS - 1e-9 || !(until_since || shows) {
                 continue;
             }
             match due.iter_mut().find(|(other, _)| other.since == s.since) {

@@ -794,8 +794,12 @@ impl MakhosInference {
         } else {
             HosFlag::Displaced
         };
+        let since = self
+            .waiting
+            .disturbed_since
+            .map_or(seen.since, |first| first.min(seen.since));
         self.differences
-            .suspect(seen, &rules, kind, Some(self.history.len()), None);
+            .suspect(seen, &rules, kind, since, Some(self.history.len()), None);
     }
 
     /// One piece of the side to move went from one dark square to another (enemy pieces
@@ -920,8 +924,8 @@ impl Stage for MakhosInference {
         }
     }
 
-    fn raise_due(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
-        for (suspected, squares) in self.differences.due(seen) {
+    fn raise_due(&mut self, seen: &Seen8, until_since: bool, outcomes: &mut Vec<Outcome>) {
+        for (suspected, squares) in self.differences.due(seen, until_since) {
             let names = squares.iter().map(|&(r, c)| square_name(r, c)).collect();
             let kind = suspected.kind;
             let id = self.raise(

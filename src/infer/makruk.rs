@@ -511,8 +511,18 @@ impl MakrukInference {
             RukFlag::Displaced
         };
         let color = relocated_own.then_some(mover);
-        self.differences
-            .suspect(seen, &rules, kind, Some(self.history.len() + 1), color);
+        let since = self
+            .waiting
+            .disturbed_since
+            .map_or(seen.since, |first| first.min(seen.since));
+        self.differences.suspect(
+            seen,
+            &rules,
+            kind,
+            since,
+            Some(self.history.len() + 1),
+            color,
+        );
     }
 
     fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
@@ -605,8 +615,8 @@ impl Stage for MakrukInference {
         }
     }
 
-    fn raise_due(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
-        for (suspected, squares) in self.differences.due(seen) {
+    fn raise_due(&mut self, seen: &Seen8, until_since: bool, outcomes: &mut Vec<Outcome>) {
+        for (suspected, squares) in self.differences.due(seen, until_since) {
             let names = squares.iter().map(|&(r, c)| square_name(r, c)).collect();
             let kind = suspected.kind;
             let id = self.raise(

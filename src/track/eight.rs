@@ -93,8 +93,12 @@ pub struct EightTracker {
 }
 
 impl EightTracker {
-    /// `options.size` and `options.geometry` are Go's and not used.
-    pub fn new(game: EightGame, options: TrackerOptions) -> EightTracker {
+    /// `options.size` and `options.geometry` are Go's and not used. A reading settles after
+    /// at least [`HAND_PAUSE`] of clear frames.
+    pub fn new(game: EightGame, mut options: TrackerOptions) -> EightTracker {
+        if !options.stills {
+            options.settle_seconds = options.settle_seconds.max(HAND_PAUSE);
+        }
         EightTracker {
             game,
             pieces: pieces_of(game),
@@ -386,6 +390,12 @@ impl EightTracker {
         Ok(())
     }
 }
+
+/// The least time a reading must hold on clear frames to settle. A hand held still over
+/// the board for a moment, reaching for a piece, shows no motion and reads as pieces where
+/// it is (Makruk seed 605, Mak-hos seed 503: pauses of 0.27 to 0.4 s mid-move, each taken
+/// for a move); the pieces a move leaves stand for seconds.
+const HAND_PAUSE: f64 = 0.5;
 
 /// How much likelier (log units) the start position must be under the best turn than under
 /// any other before a view the start position does not fit square for square is turned by
