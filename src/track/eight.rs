@@ -307,7 +307,10 @@ impl EightTracker {
         report: &mut Report8,
         old: Option<&Lock8>,
     ) -> opencv::Result<bool> {
-        let Some(board) = eight::locate(image)?.board else {
+        let found = eight::locate(image)?
+            .board
+            .filter(|board| shortest_side(&board.geometry) >= MIN_BOARD_SIDE);
+        let Some(board) = found else {
             if !self.lost_reported {
                 self.lost_reported = true;
                 report.events.push(TrackEvent::Lost {
@@ -389,6 +392,21 @@ impl EightTracker {
         self.find(image, report, Some(&old))?;
         Ok(())
     }
+}
+
+/// The shortest side, in pixels, of a board worth following: 4 px a square. The locator
+/// has returned quadrilaterals a few pixels across on dark varied renders (Mak-hos seeds
+/// 505 and 506), which were then "read" as an empty board and every piece flagged removed.
+const MIN_BOARD_SIDE: f64 = 32.0;
+
+fn shortest_side(geometry: &BoardGeometry) -> f64 {
+    let corners = geometry.corners();
+    (0..4)
+        .map(|i| {
+            let (a, b) = (corners[i], corners[(i + 1) % 4]);
+            (a[0] - b[0]).hypot(a[1] - b[1])
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// The least time a reading must hold on clear frames to settle. A hand held still over
