@@ -820,11 +820,28 @@ impl MakhosInference {
                 _ => return None,
             }
         }
-        Some(Played::Illegal {
-            from: from?,
-            to: to?,
-            captured,
-        })
+        let (from, to) = (from?, to?);
+        // A piece can only have jumped what lies between where it stood and where it
+        // landed: pieces gone elsewhere are a disturbance, or misread (seed 505: every
+        // black man read as gone was taken for one white man's capture).
+        let between = |square: Square| {
+            let ((fr, fc), (tr, tc), (r, c)) = (from.row_col(), to.row_col(), square.row_col());
+            let (fr, fc, tr, tc, r, c) = (
+                fr as i64, fc as i64, tr as i64, tc as i64, r as i64, c as i64,
+            );
+            (r - fr).abs() == (c - fc).abs()
+                && (tr - fr).abs() == (tc - fc).abs()
+                && (r - fr) * (tc - fc) == (c - fc) * (tr - fr)
+                && (r - fr).signum() == (tr - fr).signum()
+                && (r - fr).abs() < (tr - fr).abs()
+        };
+        if bits_squares(captured)
+            .into_iter()
+            .any(|square| !between(square))
+        {
+            return None;
+        }
+        Some(Played::Illegal { from, to, captured })
     }
 
     /// Squares that show the rules' position again: their flags resolved.
