@@ -17,7 +17,6 @@ use super::{
 use crate::games::makhos::{self, Men};
 use crate::games::makruk::{self, Status};
 use crate::games::{Article, Color, Occupancy, Penalty};
-use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{EightGame, OrientationSource};
 use crate::infer::eight::Seen8;
 use crate::infer::go::InferOptions;
@@ -496,20 +495,6 @@ fn with_rules_prior(game: EightGame, settled: &Settled8) -> Settled8 {
         );
     }
     prior
-}
-
-/// The grid whose points are the squares' middles, for the evidence pictures' circles.
-fn square_centres(corners: &BoardGeometry) -> Option<BoardGeometry> {
-    let last = (corners.size - 1) as f64 - 0.5;
-    BoardGeometry::from_corners(
-        corners.size - 1,
-        [
-            corners.to_image(0.5, 0.5),
-            corners.to_image(last, 0.5),
-            corners.to_image(last, last),
-            corners.to_image(0.5, last),
-        ],
-    )
 }
 
 /// An 8×8 recording: the tracker, the stage, and everything written.
@@ -993,12 +978,11 @@ impl EightRecording {
             for decision in decisions.iter().filter(|d| d.kind == Kind::Flag) {
                 marks.extend(decision.points.iter().map(|&p| (p, Mark::Flagged)));
             }
-            let centres = self.tracker.geometry().as_ref().and_then(square_centres);
             pictures = evidence::write_pair(
                 &self.log,
                 self.before.as_ref(),
                 (&after, factor),
-                centres.as_ref(),
+                self.tracker.geometry().as_ref(),
                 &marks,
                 &caption,
             )?;
