@@ -1139,6 +1139,52 @@ mod tests {
     }
 
     #[test]
+    fn a_misread_that_reads_right_again_before_it_persists_is_no_flag() {
+        let start = Position::start(Men::Eight, Color::White);
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        let mut misread = start.occupancy();
+        let (from, to) = (
+            Square::new(5).unwrap().row_col(),
+            Square::new(9).unwrap().row_col(),
+        );
+        misread.set(from.0, from.1, None);
+        misread.set(to.0, to.1, Some(Color::White));
+        let squares = sure(&misread);
+        // Stood past `unexplained_seconds` with no hand: noticed, not yet flagged.
+        assert!(game.observe(&look(&squares, 1.0, 2.2, false)).is_empty());
+        let right = sure(&start.occupancy());
+        assert!(game.observe(&look(&right, 2.3, 2.5, false)).is_empty());
+        assert!(game.observe(&look(&right, 2.3, 6.0, false)).is_empty());
+        assert_eq!(game.board(), start.occupancy());
+    }
+
+    #[test]
+    fn an_illegal_move_captures_only_what_it_passed_over() {
+        let mut position = Position::empty(Color::White);
+        place(
+            &mut position,
+            &[(6, Color::White), (10, Color::Black), (32, Color::Black)],
+        );
+        let game = MakhosInference::new(position, InferOptions::default());
+        let ((r6, c6), (r10, c10)) = (
+            Square::new(6).unwrap().row_col(),
+            Square::new(10).unwrap().row_col(),
+        );
+        let (r15, c15) = (2 * r10 - r6, 2 * c10 - c6);
+        let landed = |gone: u32| {
+            let mut read = position.occupancy();
+            read.set(r6, c6, None);
+            read.set(r15, c15, Some(Color::White));
+            let (row, col) = Square::new(gone).unwrap().row_col();
+            read.set(row, col, None);
+            read
+        };
+        assert!(game.illegal_move(&landed(10)).is_some());
+        // A man far from its path read as gone was not jumped.
+        assert!(game.illegal_move(&landed(32)).is_none());
+    }
+
+    #[test]
     fn hos_1_5_1_a_move_over_two_minutes_is_flagged() {
         let start = Position::start(Men::Eight, Color::White);
         let mut game = MakhosInference::new(start, InferOptions::default());
