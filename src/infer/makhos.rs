@@ -305,6 +305,35 @@ impl MakhosInference {
         self.commit(Played::Rules(mv), class, color, &seen, &mut Vec::new());
     }
 
+    /// An illegal move of the record (HOS 3.2: recorded as it stood, the game going on from
+    /// the board as it stands) committed again with no outcome, for `--resume`: the man on
+    /// `from` set down on `to`, the `captured` pieces gone.
+    pub fn replay_illegal(&mut self, from: Square, to: Square, captured: &[Square], at: f64) {
+        let color = self.position.turn();
+        let mut board = self.position.occupancy();
+        for square in captured.iter().chain([&from]) {
+            let (row, col) = square.row_col();
+            board.set(row, col, None);
+        }
+        let (row, col) = to.row_col();
+        board.set(row, col, Some(color));
+        let squares = super::eight::probabilities(&board, &[]);
+        let seen = Seen8 {
+            squares: &squares,
+            since: at,
+            now: at,
+            hand_seen: true,
+        };
+        let played = Played::Illegal {
+            from,
+            to,
+            captured: captured
+                .iter()
+                .fold(0, |bits, square| bits | 1 << (square.number() - 1)),
+        };
+        self.commit(played, MoveClass::Legal, color, &seen, &mut Vec::new());
+    }
+
     pub fn next_flag_id(&self) -> u32 {
         self.next_flag_id
     }

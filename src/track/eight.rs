@@ -721,13 +721,13 @@ mod tests {
             })
             .collect();
         // Half of one side's pieces lean into shadow and read more empty than not.
-        for index in 0..12 {
+        for (index, share) in shares.iter_mut().enumerate().take(12) {
             if seen.get(index / 8, index % 8).is_some() {
                 let colour = crate::infer::eight::state_index(seen.get(index / 8, index % 8));
                 let mut p = [0.0; 3];
                 p[0] = 0.6;
                 p[colour] = 0.4;
-                shares[index] = p;
+                *share = p;
             }
         }
         let mut reading = Occupancy::empty(8, 8);
