@@ -212,6 +212,13 @@ pub struct Waiting<R> {
     /// The last sighting no explanation fitted: a piece set down on a wrong square shows
     /// here before it is moved on.
     pub transient: Option<Occupancy>,
+    /// Whether the last sighting was acted on: a decision, or a disturbance noticed (a
+    /// suspicion raises nothing yet). A flag raised later for a disturbance that stood is
+    /// no action on the sighting that raised it.
+    pub acted: bool,
+    /// The first frame of the sightings no explanation fitted since the last one that was
+    /// explained: how long a disturbance has shown, as the vote's state moves on.
+    pub disturbed_since: Option<f64>,
 }
 
 impl<R> Default for Waiting<R> {
@@ -221,6 +228,8 @@ impl<R> Default for Waiting<R> {
             unsure: None,
             irregular: None,
             transient: None,
+            acted: false,
+            disturbed_since: None,
         }
     }
 }
@@ -243,14 +252,34 @@ pub trait Stage {
     fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Self::Outcome>);
     /// The note that the next move was read on the likeliest reading only.
     fn low_confidence(&self) -> Self::Outcome;
+    /// Flags the suspected disturbances that have shown for [`PERSIST_SECONDS`]
+    /// ([`Differences::due`]).
+    fn raise_due(&mut self, seen: &Seen8, until_since: bool, outcomes: &mut Vec<Self::Outcome>);
 }
 
 /// Acts on a settled sighting. Returns nothing when it shows nothing new, or when it must
 /// stand longer before it is believed (call again with a later `now`): a clean move with a
 /// hand seen at once; an unsure one after `unexplained_seconds`, or when the next move
 /// begins; an irregular one after `confirm_seconds` (`unexplained_seconds` with no hand),
-/// or as soon as the board moves on from it.
+/// or as soon as the board moves on from it. A change no explanation fits is flagged only
+/// once it has shown for [`PERSIST_SECONDS`]; one that reads right again first is no flag.
 pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
+    stage.waiting().acted = false;
+    let mut outcomes = Vec::new();
+    if seen.squares.len() >= 64 {
+        // Showing until this sighting began, which may put it right.
+        stage.raise_due(seen, true, &mut outcomes);
+    }
+    let decided = observe_once(stage, seen);
+    stage.waiting().acted |= !decided.is_empty();
+    outcomes.extend(decided);
+    if seen.squares.len() >= 64 {
+        stage.raise_due(seen, false, &mut outcomes);
+    }
+    outcomes
+}
+
+fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
     let mut outcomes = Vec::new();
     if seen.squares.len() < 64 {
         return outcomes;
@@ -270,18 +299,22 @@ pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
         .irregular
         .take_if(|earlier| !earlier.hand_seen && earlier.since != seen.since)
     {
-        // A change no hand made stood: a disturbance, whatever follows it.
-        stage.irregular(&earlier.sighting(seen.since), &mut outcomes);
+        // A change no hand made stood: a disturbance, whatever follows it, flagged if it
+        // stood long enough before this sighting began.
+        disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
+        stage.raise_due(seen, true, &mut outcomes);
     }
     let reading = match rank(stage.candidates(), seen) {
         Ranking::Clear(reading) if S::is_nothing(&reading) => {
             if let Some(earlier) = stage.waiting().irregular.take()
                 && earlier.since != seen.since
             {
-                // Disturbed and put right before it had stood long: still flagged.
-                stage.irregular(&earlier.sighting(seen.since), &mut outcomes);
+                // Disturbed and put right: flagged if it had stood long enough.
+                disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
+                stage.raise_due(seen, true, &mut outcomes);
             }
             stage.resolve(seen, &mut outcomes);
+            stage.waiting().disturbed_since = None;
             return outcomes;
         }
         Ranking::Clear(reading) if seen.hand_seen => reading,
@@ -307,8 +340,8 @@ pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
             {
                 // An irregular sighting the board has since moved on from: it stood, so
                 // it happened.
-                stage.irregular(&earlier.sighting(seen.since), &mut outcomes);
-                outcomes.extend(observe(stage, seen));
+                disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
+                outcomes.extend(observe_once(stage, seen));
                 return outcomes;
             }
             if seen.hand_seen
@@ -318,13 +351,14 @@ pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                 // reading of that one, then look again.
                 outcomes.push(stage.low_confidence());
                 stage.apply(earlier, seen, &mut outcomes);
-                outcomes.extend(observe(stage, seen));
+                outcomes.extend(observe_once(stage, seen));
                 return outcomes;
             }
             stage.waiting().transient = Some(seen.read());
+            stage.waiting().disturbed_since.get_or_insert(seen.since);
             let wait = if seen.hand_seen { confirm } else { unexplained };
             if stood >= wait || stills {
-                stage.irregular(seen, &mut outcomes);
+                disturbed(stage, seen, &mut outcomes);
                 let waiting = stage.waiting();
                 waiting.transient = None;
                 waiting.irregular = None;
@@ -341,10 +375,17 @@ pub fn observe<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
     let waiting = stage.waiting();
     waiting.unsure = None;
     waiting.irregular = None;
+    waiting.disturbed_since = None;
     stage.apply(reading, seen, &mut outcomes);
     stage.resolve(seen, &mut outcomes);
     stage.waiting().transient = None;
     outcomes
+}
+
+/// A change no explanation fits, standing long enough: the stage notices it.
+fn disturbed<S: Stage>(stage: &mut S, seen: &Seen8, outcomes: &mut Vec<S::Outcome>) {
+    stage.waiting().acted = true;
+    stage.irregular(seen, outcomes);
 }
 
 /// A flag as the stages raise it: what it is about, with its rules and penalties.
@@ -370,8 +411,31 @@ pub struct Discrepancy<K> {
     pub expected: Option<Color>,
     /// What the board showed when the difference was noticed.
     pub shown: Option<Color>,
-    /// The flag raised for it; `None` for captured pieces still being lifted.
+    /// The flag raised for it; `None` for captured pieces still being lifted, and for a
+    /// change not yet believed (`suspected`).
     pub flag: Option<(u32, K)>,
+    /// A change no explanation fits, noticed but not flagged yet.
+    pub suspected: Option<Suspected<K>>,
+}
+
+/// How long a change no explanation fits must have shown (from the first frame of the
+/// sighting that showed it) before it is flagged: a square misread for a moment (a hand's shadow, a figure leaning
+/// over it while the light changes) reads right again within a second, while a piece
+/// knocked, added or lifted stays until a player puts it right after the next move (on
+/// development renders, seeds 500-507 and 600-607, true disturbances were put right 1.9 s
+/// or more after they were noticed, and a third of the false ones within 0.5 s).
+pub const PERSIST_SECONDS: f64 = 1.5;
+
+/// A disturbance noticed and not flagged yet: flagged if it still shows
+/// [`PERSIST_SECONDS`] later, forgotten if the board reads right there first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Suspected<K> {
+    pub kind: K,
+    /// Source time of the sighting that showed it.
+    pub since: f64,
+    /// The move the flag will be about, and the side it names.
+    pub move_number: Option<usize>,
+    pub color: Option<Color>,
 }
 
 /// A square of the board as `(row, col)`.
@@ -432,14 +496,24 @@ impl<K: Copy> Differences<K> {
         resolved
     }
 
-    /// Remembers every square where the sighting confidently contradicts the rules'
-    /// position and that is not yet known, under `flag`. Returns the squares added.
-    pub fn remember(
+    /// Remembers, as suspected of `kind` since `since`, every square where the sighting confidently
+    /// contradicts the rules' position and that is not yet known. Returns the squares
+    /// added; [`Differences::due`] says when they are to be flagged.
+    pub fn suspect(
         &mut self,
         seen: &Seen8,
         rules: &Occupancy,
-        flag: Option<(u32, K)>,
+        kind: K,
+        since: f64,
+        move_number: Option<usize>,
+        color: Option<Color>,
     ) -> Vec<(usize, usize)> {
+        let suspected = Suspected {
+            kind,
+            since,
+            move_number,
+            color,
+        };
         let read = seen.read();
         let mut added = Vec::new();
         for row in 0..8 {
@@ -456,7 +530,8 @@ impl<K: Copy> Differences<K> {
                     Discrepancy {
                         expected,
                         shown: read.get(row, col),
-                        flag,
+                        flag: None,
+                        suspected: Some(suspected.clone()),
                     },
                 );
                 added.push((row, col));
@@ -471,6 +546,40 @@ impl<K: Copy> Differences<K> {
         for discrepancy in self.squares.values_mut() {
             if discrepancy.flag.is_some_and(|(flag, _)| flag == id) {
                 discrepancy.flag = None;
+            }
+        }
+    }
+
+    /// The suspected disturbances that have shown for [`PERSIST_SECONDS`], one per
+    /// sighting that noticed them, with their squares. With `until_since`, every square
+    /// still remembered is taken to have shown until the sighting began (a piece knocked
+    /// and put right by the next hand stood until the hand came); otherwise the squares
+    /// that still show in it, by its time. The caller flags them and calls
+    /// [`Differences::flagged`].
+    pub fn due(&self, seen: &Seen8, until_since: bool) -> Vec<(Suspected<K>, Vec<Cell>)> {
+        let mut due: Vec<(Suspected<K>, Vec<Cell>)> = Vec::new();
+        for (&(row, col), d) in &self.squares {
+            let Some(s) = &d.suspected else { continue };
+            let p = &seen.squares[row * 8 + col];
+            let shows = p[state_index(d.expected)] < p[state_index(d.shown)];
+            let until = if until_since { seen.since } else { seen.now };
+            if until - s.since < PERSIST_SECONDS - 1e-9 || !(until_since || shows) {
+                continue;
+            }
+            match due.iter_mut().find(|(other, _)| other.since == s.since) {
+                Some((_, squares)) => squares.push((row, col)),
+                None => due.push((s.clone(), vec![(row, col)])),
+            }
+        }
+        due
+    }
+
+    /// The squares of a disturbance now flagged under `id`.
+    pub fn flagged(&mut self, squares: &[Cell], id: u32, kind: K) {
+        for square in squares {
+            if let Some(d) = self.squares.get_mut(square) {
+                d.flag = Some((id, kind));
+                d.suspected = None;
             }
         }
     }

@@ -305,6 +305,35 @@ impl MakhosInference {
         self.commit(Played::Rules(mv), class, color, &seen, &mut Vec::new());
     }
 
+    /// An illegal move of the record (HOS 3.2: recorded as it stood, the game going on from
+    /// the board as it stands) committed again with no outcome, for `--resume`: the man on
+    /// `from` set down on `to`, the `captured` pieces gone.
+    pub fn replay_illegal(&mut self, from: Square, to: Square, captured: &[Square], at: f64) {
+        let color = self.position.turn();
+        let mut board = self.position.occupancy();
+        for square in captured.iter().chain([&from]) {
+            let (row, col) = square.row_col();
+            board.set(row, col, None);
+        }
+        let (row, col) = to.row_col();
+        board.set(row, col, Some(color));
+        let squares = super::eight::probabilities(&board, &[]);
+        let seen = Seen8 {
+            squares: &squares,
+            since: at,
+            now: at,
+            hand_seen: true,
+        };
+        let played = Played::Illegal {
+            from,
+            to,
+            captured: captured
+                .iter()
+                .fold(0, |bits, square| bits | 1 << (square.number() - 1)),
+        };
+        self.commit(played, MoveClass::Legal, color, &seen, &mut Vec::new());
+    }
+
     pub fn next_flag_id(&self) -> u32 {
         self.next_flag_id
     }
@@ -318,6 +347,12 @@ impl MakhosInference {
     /// must stand longer before it is believed (call again with a later `now`).
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
         super::eight::observe(self, seen)
+    }
+
+    /// Whether the last sighting was acted on (see `infer::eight::Waiting::acted`): what
+    /// ends a hand's turn at the board.
+    pub fn acted(&self) -> bool {
+        self.waiting.acted
     }
 
     fn candidates(&self) -> Vec<Candidate<Reading>> {
@@ -555,7 +590,7 @@ impl MakhosInference {
             .differences
             .squares
             .iter()
-            .filter(|(_, d)| d.flag.is_none())
+            .filter(|(_, d)| d.flag.is_none() && d.suspected.is_none())
             .map(|(&square, _)| square)
             .collect();
         if !unlifted.is_empty() {
@@ -649,6 +684,7 @@ impl MakhosInference {
                         expected: None,
                         shown: Some(color.opponent()),
                         flag: None,
+                        suspected: None,
                     },
                 );
             }
@@ -792,13 +828,12 @@ impl MakhosInference {
         } else {
             HosFlag::Displaced
         };
-        let id = self.next_flag_id;
-        let added = self.differences.remember(seen, &rules, Some((id, kind)));
-        if added.is_empty() {
-            return;
-        }
-        let names = added.iter().map(|&(r, c)| square_name(r, c)).collect();
-        self.raise(kind, names, Some(self.history.len()), None, outcomes);
+        let since = self
+            .waiting
+            .disturbed_since
+            .map_or(seen.since, |first| first.min(seen.since));
+        self.differences
+            .suspect(seen, &rules, kind, since, Some(self.history.len()), None);
     }
 
     /// One piece of the side to move went from one dark square to another (enemy pieces
@@ -819,11 +854,28 @@ impl MakhosInference {
                 _ => return None,
             }
         }
-        Some(Played::Illegal {
-            from: from?,
-            to: to?,
-            captured,
-        })
+        let (from, to) = (from?, to?);
+        // A piece can only have jumped what lies between where it stood and where it
+        // landed: pieces gone elsewhere are a disturbance, or misread (seed 505: every
+        // black man read as gone was taken for one white man's capture).
+        let between = |square: Square| {
+            let ((fr, fc), (tr, tc), (r, c)) = (from.row_col(), to.row_col(), square.row_col());
+            let (fr, fc, tr, tc, r, c) = (
+                fr as i64, fc as i64, tr as i64, tc as i64, r as i64, c as i64,
+            );
+            (r - fr).abs() == (c - fc).abs()
+                && (tr - fr).abs() == (tc - fc).abs()
+                && (r - fr) * (tc - fc) == (c - fc) * (tr - fr)
+                && (r - fr).signum() == (tr - fr).signum()
+                && (r - fr).abs() < (tr - fr).abs()
+        };
+        if bits_squares(captured)
+            .into_iter()
+            .any(|square| !between(square))
+        {
+            return None;
+        }
+        Some(Played::Illegal { from, to, captured })
     }
 
     /// Squares that show the rules' position again: their flags resolved.
@@ -920,6 +972,21 @@ impl Stage for MakhosInference {
     fn low_confidence(&self) -> Outcome {
         Outcome::LowConfidence {
             number: self.history.len() + 1,
+        }
+    }
+
+    fn raise_due(&mut self, seen: &Seen8, until_since: bool, outcomes: &mut Vec<Outcome>) {
+        for (suspected, squares) in self.differences.due(seen, until_since) {
+            let names = squares.iter().map(|&(r, c)| square_name(r, c)).collect();
+            let kind = suspected.kind;
+            let id = self.raise(
+                kind,
+                names,
+                suspected.move_number,
+                suspected.color,
+                outcomes,
+            );
+            self.differences.flagged(&squares, id, kind);
         }
     }
 }
@@ -1103,6 +1170,52 @@ mod tests {
             ),
             "{out:?}"
         );
+    }
+
+    #[test]
+    fn a_misread_that_reads_right_again_before_it_persists_is_no_flag() {
+        let start = Position::start(Men::Eight, Color::White);
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        let mut misread = start.occupancy();
+        let (from, to) = (
+            Square::new(5).unwrap().row_col(),
+            Square::new(9).unwrap().row_col(),
+        );
+        misread.set(from.0, from.1, None);
+        misread.set(to.0, to.1, Some(Color::White));
+        let squares = sure(&misread);
+        // Stood past `unexplained_seconds` with no hand: noticed, not yet flagged.
+        assert!(game.observe(&look(&squares, 1.0, 2.2, false)).is_empty());
+        let right = sure(&start.occupancy());
+        assert!(game.observe(&look(&right, 2.3, 2.5, false)).is_empty());
+        assert!(game.observe(&look(&right, 2.3, 6.0, false)).is_empty());
+        assert_eq!(game.board(), start.occupancy());
+    }
+
+    #[test]
+    fn an_illegal_move_captures_only_what_it_passed_over() {
+        let mut position = Position::empty(Color::White);
+        place(
+            &mut position,
+            &[(6, Color::White), (10, Color::Black), (32, Color::Black)],
+        );
+        let game = MakhosInference::new(position, InferOptions::default());
+        let ((r6, c6), (r10, c10)) = (
+            Square::new(6).unwrap().row_col(),
+            Square::new(10).unwrap().row_col(),
+        );
+        let (r15, c15) = (2 * r10 - r6, 2 * c10 - c6);
+        let landed = |gone: u32| {
+            let mut read = position.occupancy();
+            read.set(r6, c6, None);
+            read.set(r15, c15, Some(Color::White));
+            let (row, col) = Square::new(gone).unwrap().row_col();
+            read.set(row, col, None);
+            read
+        };
+        assert!(game.illegal_move(&landed(10)).is_some());
+        // A man far from its path read as gone was not jumped.
+        assert!(game.illegal_move(&landed(32)).is_none());
     }
 
     #[test]

@@ -236,6 +236,12 @@ impl MakrukInference {
         super::eight::observe(self, seen)
     }
 
+    /// Whether the last sighting was acted on (see `infer::eight::Waiting::acted`): what
+    /// ends a hand's turn at the board.
+    pub fn acted(&self) -> bool {
+        self.waiting.acted
+    }
+
     fn candidates(&self) -> Vec<Candidate<Reading>> {
         let expect = |position: &Position| {
             let mut expected = Expected::of(&position.occupancy());
@@ -509,14 +515,19 @@ impl MakrukInference {
         } else {
             RukFlag::Displaced
         };
-        let id = self.next_flag_id;
-        let added = self.differences.remember(seen, &rules, Some((id, kind)));
-        if added.is_empty() {
-            return;
-        }
-        let names = added.iter().map(|&(r, c)| square_name(r, c)).collect();
         let color = relocated_own.then_some(mover);
-        self.raise(kind, names, Some(self.history.len() + 1), color, outcomes);
+        let since = self
+            .waiting
+            .disturbed_since
+            .map_or(seen.since, |first| first.min(seen.since));
+        self.differences.suspect(
+            seen,
+            &rules,
+            kind,
+            since,
+            Some(self.history.len() + 1),
+            color,
+        );
     }
 
     fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
@@ -606,6 +617,21 @@ impl Stage for MakrukInference {
     fn low_confidence(&self) -> Outcome {
         Outcome::LowConfidence {
             number: self.history.len() + 1,
+        }
+    }
+
+    fn raise_due(&mut self, seen: &Seen8, until_since: bool, outcomes: &mut Vec<Outcome>) {
+        for (suspected, squares) in self.differences.due(seen, until_since) {
+            let names = squares.iter().map(|&(r, c)| square_name(r, c)).collect();
+            let kind = suspected.kind;
+            let id = self.raise(
+                kind,
+                names,
+                suspected.move_number,
+                suspected.color,
+                outcomes,
+            );
+            self.differences.flagged(&squares, id, kind);
         }
     }
 }

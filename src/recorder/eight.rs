@@ -17,7 +17,6 @@ use super::{
 use crate::games::makhos::{self, Men};
 use crate::games::makruk::{self, Status};
 use crate::games::{Article, Color, Occupancy, Penalty};
-use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{EightGame, OrientationSource};
 use crate::infer::eight::Seen8;
 use crate::infer::go::InferOptions;
@@ -229,6 +228,14 @@ impl Stage8 {
         match self {
             Stage8::Makhos { view, .. } => view.add_comment_at(number, text),
             Stage8::Makruk { view, .. } => view.add_comment_at(number, text),
+        }
+    }
+
+    /// Whether the last sighting was acted on: what ends a hand's turn at the board.
+    fn acted(&self) -> bool {
+        match self {
+            Stage8::Makhos { inference, .. } => inference.acted(),
+            Stage8::Makruk { inference, .. } => inference.acted(),
         }
     }
 
@@ -445,6 +452,25 @@ fn makruk_decision(outcome: RukOutcome, view: &mut PgnView, time: Option<f64>) -
     }
 }
 
+/// The squares of a Mak-hos `move` event marked `illegal`: where the man stood, where it
+/// was set down, and the pieces it took.
+fn illegal_move_of(event: &Event) -> Option<(makhos::Square, makhos::Square, Vec<makhos::Square>)> {
+    if event.detail.get("illegal").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    let square = |text: &str| text.trim().parse().ok().and_then(makhos::Square::new);
+    let notation = event.notation.as_deref()?;
+    let (from, to) = notation.split_once(['-', 'x'])?;
+    let captured = event
+        .detail
+        .get("captured")?
+        .as_array()?
+        .iter()
+        .map(|name| name.as_str().and_then(square))
+        .collect::<Option<Vec<_>>>()?;
+    Some((square(from)?, square(to)?, captured))
+}
+
 fn taken_back(number: usize) -> Decision {
     Decision {
         move_number: Some(number),
@@ -499,20 +525,6 @@ fn with_rules_prior(game: EightGame, settled: &Settled8) -> Settled8 {
         );
     }
     prior
-}
-
-/// The grid whose points are the squares' middles, for the evidence pictures' circles.
-fn square_centres(corners: &BoardGeometry) -> Option<BoardGeometry> {
-    let last = (corners.size - 1) as f64 - 0.5;
-    BoardGeometry::from_corners(
-        corners.size - 1,
-        [
-            corners.to_image(0.5, 0.5),
-            corners.to_image(last, 0.5),
-            corners.to_image(last, last),
-            corners.to_image(0.5, last),
-        ],
-    )
 }
 
 /// Takes a referee's action on the record of an 8×8 game no recorder is writing: the
@@ -701,9 +713,21 @@ impl EightRecording {
                             found = Some((*mv, class));
                         }
                     });
-                    let (mv, class) = found.ok_or_else(|| unreadable(event))?;
-                    view.set_move(index + 1, makhos::WrittenMove::from(&mv), event.video_time);
-                    inference.replay(mv, class, event.video_time.unwrap_or(0.0));
+                    let at = event.video_time.unwrap_or(0.0);
+                    if let Some((mv, class)) = found {
+                        view.set_move(index + 1, makhos::WrittenMove::from(&mv), event.video_time);
+                        inference.replay(mv, class, at);
+                        continue;
+                    }
+                    // An illegal move recorded as it stood (HOS 3.2) is no move of the rules.
+                    let (from, to, captured) =
+                        illegal_move_of(event).ok_or_else(|| unreadable(event))?;
+                    let written = makhos::WrittenMove {
+                        squares: vec![from, to],
+                        capture: !captured.is_empty(),
+                    };
+                    view.set_move(index + 1, written, event.video_time);
+                    inference.replay_illegal(from, to, &captured, at);
                 }
                 Stage8::Makhos {
                     inference: inference.with_next_flag_id(next_flag_id),
@@ -1020,7 +1044,8 @@ impl EightRecording {
             },
             video_time,
         );
-        if decisions.is_empty() {
+        let acted = stage.acted();
+        if decisions.is_empty() && !acted {
             if settled.occupancy == before_board {
                 // Whatever the hand did, it left the board as it was.
                 self.hand_seen = false;
@@ -1039,7 +1064,9 @@ impl EightRecording {
             &after_board,
             on_line,
         )?;
-        self.hand_seen = false;
+        if acted {
+            self.hand_seen = false;
+        }
         Ok(())
     }
 
@@ -1091,12 +1118,11 @@ impl EightRecording {
             for decision in decisions.iter().filter(|d| d.kind == Kind::Flag) {
                 marks.extend(decision.points.iter().map(|&p| (p, Mark::Flagged)));
             }
-            let centres = self.tracker.geometry().as_ref().and_then(square_centres);
             pictures = evidence::write_pair(
                 &self.log,
                 self.before.as_ref(),
                 (&after, factor),
-                centres.as_ref(),
+                self.tracker.geometry().as_ref(),
                 &marks,
                 &caption,
             )?;
@@ -1295,5 +1321,43 @@ impl Recording for EightRecording {
             input: source.to_string(),
             frames,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_makhos_record_holding_an_illegal_move_replays_it_as_it_stood() {
+        let start = makhos::Position::start(Men::Eight, Color::White);
+        let board = start.occupancy();
+        // A white man set down two rows on along its diagonal, over an empty square.
+        let (from, to) = (0..8)
+            .flat_map(|row| (0..8).map(move |col| (row, col)))
+            .filter(|&(row, col)| board.get(row, col) == Some(Color::White))
+            .find_map(|(row, col)| {
+                let to = makhos::Square::at(row.checked_sub(2)?, col + 2)?;
+                let clear = board.get(row - 1, col + 1).is_none() && start.piece_at(to).is_none();
+                clear.then_some((makhos::Square::at(row, col)?, to))
+            })
+            .expect("a white man with room to jump");
+        let mut event = Event::new(Kind::Move).with_detail("illegal", true);
+        event.notation = Some(format!("{from}-{to}"));
+        event = event.with_detail("captured", Vec::<String>::new());
+        let (read_from, read_to, captured) = illegal_move_of(&event).expect("an illegal move");
+        assert_eq!((read_from, read_to), (from, to));
+        assert!(captured.is_empty());
+        // A legal move's event is not read as one.
+        let legal = Event::new(Kind::Move);
+        assert!(illegal_move_of(&legal).is_none());
+
+        let mut inference = MakhosInference::new(start, InferOptions::default());
+        inference.replay_illegal(read_from, read_to, &captured, 3.0);
+        assert_eq!(inference.moves_played(), 1);
+        let after = inference.position();
+        assert_eq!(after.piece_at(from), None);
+        assert_eq!(after.piece_at(to).map(|p| p.color), Some(Color::White));
+        assert_eq!(after.turn(), Color::Black);
     }
 }

@@ -49,6 +49,19 @@ pub fn annotate(
     marks: &[([usize; 2], Mark)],
     caption: &str,
 ) -> opencv::Result<Vec<u8>> {
+    annotate_at(frame, factor, geometry, 0.0, marks, caption)
+}
+
+/// As [`annotate`], with the marks `offset` of a spacing past their lattice points: half
+/// a spacing puts them in the middles of the squares the lattice's lines bound.
+fn annotate_at(
+    frame: &Mat,
+    factor: f64,
+    geometry: Option<&BoardGeometry>,
+    offset: f64,
+    marks: &[([usize; 2], Mark)],
+    caption: &str,
+) -> opencv::Result<Vec<u8>> {
     let mut picture = frame.clone();
     if let Some(geometry) = geometry {
         let geometry = geometry.scaled(factor);
@@ -75,7 +88,7 @@ pub fn annotate(
         };
         let radius = (spacing * 0.6).max(4.0).round() as i32;
         for &([row, col], mark) in marks {
-            let [x, y] = geometry.to_image(col as f64, row as f64);
+            let [x, y] = geometry.to_image(col as f64 + offset, row as f64 + offset);
             imgproc::circle(
                 &mut picture,
                 Point::new(x.round() as i32, y.round() as i32),
@@ -94,14 +107,16 @@ pub fn annotate(
     Ok(bytes.to_vec())
 }
 
-/// Writes the annotated pair of one decision into the record's `evidence/`: the frame
-/// before it (when there is one) and the frame after, named by the seq of the decision's
-/// first event; returns them as the events cite them.
+/// Writes the annotated pair of one 8×8 decision into the record's `evidence/`: the
+/// frame before it (when there is one) and the frame after, named by the seq of the
+/// decision's first event; returns them as the events cite them. `corners` is the lattice
+/// of the squares' corners (the board outlined at its edge); `marks` name squares, circled
+/// at their middles.
 pub fn write_pair(
     log: &EventLog,
     before: Option<&(Mat, f64)>,
     after: (&Mat, f64),
-    geometry: Option<&BoardGeometry>,
+    corners: Option<&BoardGeometry>,
     marks: &[([usize; 2], Mark)],
     caption: &str,
 ) -> Result<Vec<Evidence>, RecorderError> {
@@ -112,10 +127,11 @@ pub fn write_pair(
         let Some((picture, factor)) = frame else {
             continue;
         };
-        let bytes = annotate(
+        let bytes = annotate_at(
             picture,
             factor,
-            geometry,
+            corners,
+            0.5,
             marks,
             &format!("{moment}: {caption}"),
         )?;
@@ -212,5 +228,42 @@ mod tests {
             .at_2d::<opencv::core::Vec3b>(y.round() as i32, (x + radius).round() as i32)
             .unwrap();
         assert!(pixel[1] > 150 && pixel[0] < 140, "{pixel:?}");
+    }
+
+    #[test]
+    fn an_eight_by_eight_board_is_outlined_at_its_edge_and_marked_in_its_squares() {
+        let frame = Mat::new_rows_cols_with_default(800, 800, CV_8UC3, Scalar::all(128.0)).unwrap();
+        // The squares' corners: 9 lines, 80 px squares from (80, 80).
+        let corners = BoardGeometry::from_corners(
+            9,
+            [[80.0, 80.0], [720.0, 80.0], [720.0, 720.0], [80.0, 720.0]],
+        )
+        .unwrap();
+        let bytes = annotate_at(
+            &frame,
+            1.0,
+            Some(&corners),
+            0.5,
+            &[([2, 3], Mark::Placed)],
+            "move 1: W 22-18",
+        )
+        .unwrap();
+        let decoded =
+            imgcodecs::imdecode(&Vector::from_slice(&bytes), imgcodecs::IMREAD_COLOR).unwrap();
+        let at = |x: i32, y: i32| *decoded.at_2d::<opencv::core::Vec3b>(y, x).unwrap();
+        // The outline runs along the board's edge, not half a square inside it.
+        let cyan = |p: opencv::core::Vec3b| p[0] > 180 && p[1] > 180 && p[2] < 120;
+        assert!(
+            (77..=83).any(|y| cyan(at(400, y))),
+            "no outline at the edge"
+        );
+        assert!(
+            !(110..=130).any(|y| cyan(at(400, y))),
+            "an outline inside the edge"
+        );
+        // Square (2, 3) spans x 320..400, y 240..320: circled about its middle (360, 280).
+        let radius = (80.0f64 * 0.6).round() as i32;
+        let ring = at(360 + radius, 280);
+        assert!(ring[1] > 150 && ring[0] < 140, "{ring:?}");
     }
 }

@@ -14,7 +14,7 @@
 //! its per-square probabilities of empty, dark and light, which is what the inference
 //! weighs against the legal moves.
 
-use super::samples::Samples;
+use super::samples::{Samples, is_outer_gap};
 use super::{
     COVER_CHROMA, COVER_GAPS, COVER_RATIO, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD,
     RELOCATE_AFTER, RETRY_EVERY, Run, STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of,
@@ -88,11 +88,17 @@ pub struct EightTracker {
     looks: BoardLooks,
     /// The position the caller has recorded, in the game's rows.
     believed: Option<Occupancy>,
+    /// When a settled view was first turned to the game's rows and nothing decided how.
+    orient_since: Option<f64>,
 }
 
 impl EightTracker {
-    /// `options.size` and `options.geometry` are Go's and not used.
-    pub fn new(game: EightGame, options: TrackerOptions) -> EightTracker {
+    /// `options.size` and `options.geometry` are Go's and not used. A reading settles after
+    /// at least [`HAND_PAUSE`] of clear frames.
+    pub fn new(game: EightGame, mut options: TrackerOptions) -> EightTracker {
+        if !options.stills {
+            options.settle_seconds = options.settle_seconds.max(HAND_PAUSE);
+        }
         EightTracker {
             game,
             pieces: pieces_of(game),
@@ -105,6 +111,7 @@ impl EightTracker {
             lost_reported: false,
             looks: BoardLooks::new(SQUARES),
             believed: None,
+            orient_since: None,
         }
     }
 
@@ -225,8 +232,13 @@ impl EightTracker {
             let turns = match lock.quarter_turns {
                 Some(turns) => turns,
                 None => {
-                    let orientation = self.orient(run.occupancy());
-                    let turns = orientation.quarters.unwrap_or(0);
+                    let first = *self.orient_since.get_or_insert(time);
+                    let give_up = time - first >= ORIENT_PATIENCE;
+                    let orientation = self.orient(run.occupancy(), &run.shares(), give_up);
+                    let Some(turns) = orientation.quarters else {
+                        self.run = Some(run);
+                        return Ok(report);
+                    };
                     report.oriented = Some(orientation);
                     turns
                 }
@@ -258,7 +270,7 @@ impl EightTracker {
 
     /// The turn to the game's rows for a first settled reading (image order): the start
     /// position's, else the first the colouring allows, else none.
-    fn orient(&self, reading: &Occupancy) -> Orientation {
+    fn orient(&self, reading: &Occupancy, shares: &[[f32; 3]], give_up: bool) -> Orientation {
         let lock = self.lock.as_ref().expect("locked");
         if let Some(settled) = &self.last_settled {
             // A resumed game: the recorded position decides, as after a bump.
@@ -268,11 +280,22 @@ impl EightTracker {
             return orientation;
         }
         let mut orientation = eight::orientation(&lock.board, self.game, reading);
-        if orientation.quarters.is_none() {
-            orientation.quarters = self
-                .last_turns
-                .or_else(|| nearest_start_turn(self.game, reading, &orientation.candidates))
-                .or(orientation.candidates.first().copied());
+        if orientation.quarters.is_some() {
+            return orientation;
+        }
+        if let Some(turns) = self.last_turns {
+            orientation.quarters = Some(turns);
+        } else if let Some(turns) = likeliest_start_turn(self.game, shares, &orientation.candidates)
+        {
+            orientation.quarters = Some(turns);
+            orientation.source = eight::OrientationSource::StartPosition;
+            orientation.start_mismatches = Some(eight::start_mismatches(self.game, reading, turns));
+        } else if !give_up {
+            // Nothing clear yet: look again on the next settled view rather than record
+            // the whole game in wrong squares.
+            return orientation;
+        } else {
+            orientation.quarters = orientation.candidates.first().copied();
         }
         orientation
     }
@@ -284,7 +307,10 @@ impl EightTracker {
         report: &mut Report8,
         old: Option<&Lock8>,
     ) -> opencv::Result<bool> {
-        let Some(board) = eight::locate(image)?.board else {
+        let found = eight::locate(image)?
+            .board
+            .filter(|board| shortest_side(&board.geometry) >= MIN_BOARD_SIDE);
+        let Some(board) = found else {
             if !self.lost_reported {
                 self.lost_reported = true;
                 report.events.push(TrackEvent::Lost {
@@ -368,30 +394,90 @@ impl EightTracker {
     }
 }
 
-/// Squares by which the start position under the best turn must beat every other turn
-/// when it is further from the reading than `geometry::eight::orientation` accepts: an
-/// oblique view misreads a few squares, but a recording begins at the start, and the
-/// pieces' two home rows are on one side of the board only.
-const START_MARGIN: usize = 8;
+/// The shortest side, in pixels, of a board worth following: 4 px a square. The locator
+/// has returned quadrilaterals a few pixels across on dark varied renders (Mak-hos seeds
+/// 505 and 506), which were then "read" as an empty board and every piece flagged removed.
+const MIN_BOARD_SIDE: f64 = 32.0;
 
-/// The turn among `candidates` under which the reading (image order) is nearest a start
-/// position of `game`, when it is clearly nearer than under any other turn.
-fn nearest_start_turn(game: EightGame, reading: &Occupancy, candidates: &[usize]) -> Option<usize> {
-    let mut fits: Vec<(usize, usize)> = candidates
+fn shortest_side(geometry: &BoardGeometry) -> f64 {
+    let corners = geometry.corners();
+    (0..4)
+        .map(|i| {
+            let (a, b) = (corners[i], corners[(i + 1) % 4]);
+            (a[0] - b[0]).hypot(a[1] - b[1])
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The least time a reading must hold on clear frames to settle. A hand held still over
+/// the board for a moment, reaching for a piece, shows no motion and reads as pieces where
+/// it is (Makruk seed 605, Mak-hos seed 503: pauses of 0.27 to 0.4 s mid-move, each taken
+/// for a move); the pieces a move leaves stand for seconds.
+const HAND_PAUSE: f64 = 0.5;
+
+/// How much likelier (log units) the start position must be under the best turn than under
+/// any other before a view the start position does not fit square for square is turned by
+/// it: an oblique view misreads a few squares, but a recording begins at the start, and
+/// the pieces' two home rows are on one side of the board only. (On development renders,
+/// Makruk seeds 600-607, the right turn led by 42 nats where the counted squares led by
+/// 7 only, and misread turns never came within 40.)
+const START_LIKELIHOOD_MARGIN: f32 = 20.0;
+
+/// How long (source seconds of settled views) the orientation is looked for before the
+/// first of the turns the colouring allows is assumed: a game joined in progress is
+/// recorded all the same.
+const ORIENT_PATIENCE: f64 = 3.0;
+
+/// The turn among `candidates` under which the voted shares (image order) are clearly
+/// likelier a start position of `game` than under any other.
+fn likeliest_start_turn(
+    game: EightGame,
+    shares: &[[f32; 3]],
+    candidates: &[usize],
+) -> Option<usize> {
+    let mut fits: Vec<(f32, usize)> = candidates
         .iter()
-        .map(|&turns| (eight::start_mismatches(game, reading, turns), turns))
+        .map(|&turns| (start_fit(game, shares, turns), turns))
         .collect();
-    fits.sort();
+    fits.sort_by(|a, b| b.0.total_cmp(&a.0));
     match fits.as_slice() {
-        [(best, turns)] => (*best < SQUARES * SQUARES / 4).then_some(*turns),
-        [(best, turns), (second, _), ..] => (best + START_MARGIN <= *second).then_some(*turns),
+        [(_, turns)] => Some(*turns),
+        [(best, turns), (second, _), ..] => {
+            (best - second >= START_LIKELIHOOD_MARGIN).then_some(*turns)
+        }
         [] => None,
     }
 }
 
+/// How likely the voted shares (image order) are under `turns` if the board shows a start
+/// position of `game` (log units, the likelier start).
+fn start_fit(game: EightGame, shares: &[[f32; 3]], turns: usize) -> f32 {
+    let turned = turned_cells(shares.to_vec(), SQUARES, turns);
+    game.starts()
+        .iter()
+        .map(|start| {
+            turned
+                .iter()
+                .enumerate()
+                .map(|(index, p)| {
+                    let state = crate::infer::eight::state_index(
+                        start.get(index / SQUARES, index % SQUARES),
+                    );
+                    p[state].max(START_FLOOR).ln()
+                })
+                .sum::<f32>()
+        })
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+/// The least probability a square's vote counts with in [`start_fit`]: one square read
+/// wrongly with certainty must not outweigh the rest.
+const START_FLOOR: f32 = 0.02;
+
 /// Square corners that changed against the reference view with no square within reach
-/// read differently: what a piece cannot do. A disc reaches none of its square's corners;
-/// a figure leans over the squares beside it.
+/// read differently, and the ring beyond the edges that changed ([`unexplained_ring`]):
+/// what a piece cannot do. A disc reaches none of its square's corners; a figure leans
+/// over the squares beside it.
 fn unexplained_corners(
     samples: &Samples,
     reference: &Samples,
@@ -418,6 +504,35 @@ fn unexplained_corners(
                     && col >= pc - 1 - reach
                     && col <= pc + reach
             })
+        })
+        .count()
+        + unexplained_ring(samples, reference, &differences, pieces)
+}
+
+/// Samples of the ring half a square beyond the board's edges that changed in kind against
+/// the reference view: no piece stands there, so what changed it is an arm reaching in
+/// (a hand held still over the squares reads as pieces beside it, which explains its
+/// corners but not the arm). Only a figure on the far edge (the picture's top, away from
+/// the camera) leans over the ring, and only when the square it stands on changed.
+fn unexplained_ring(
+    samples: &Samples,
+    reference: &Samples,
+    differences: &[[usize; 2]],
+    pieces: Pieces,
+) -> usize {
+    let changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    changed
+        .iter()
+        .enumerate()
+        .filter(|&(gap, &c)| c && is_outer_gap(LINES, gap))
+        .filter(|&(gap, _)| {
+            let (gc, gr) = (gap % (LINES + 1), gap / (LINES + 1));
+            let leaned_over = pieces == Pieces::Figures
+                && gr == 0
+                && differences
+                    .iter()
+                    .any(|&[row, col]| row == 0 && col + 2 >= gc && col <= gc);
+            !leaned_over
         })
         .count()
 }
@@ -502,7 +617,7 @@ mod tests {
         let mut tracker = tracker();
         let mut settled = None;
         let mut oriented = None;
-        for i in 0..4 {
+        for i in 0..7 {
             let report = tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
             if i == 0 {
                 assert!(
@@ -514,7 +629,7 @@ mod tests {
             oriented = report.oriented.or(oriented);
             settled = report.settled.or(settled);
         }
-        let settled = settled.expect("settled after 0.3 s of the same view");
+        let settled = settled.expect("settled after 0.6 s of the same view");
         // Every man where the start has it, White at the bottom. (The square reader takes
         // a few light squares beside the bright men for pieces in this picture: the rules
         // stage, not the tracker, knows no man stands there.)
@@ -547,7 +662,7 @@ mod tests {
             0,
         )
         .unwrap();
-        let report = tracker.analyse(&covered, 0.4, 4).unwrap();
+        let report = tracker.analyse(&covered, 0.7, 7).unwrap();
         assert!(
             matches!(report.view, View::Moving { .. }),
             "{:?}",
@@ -555,7 +670,7 @@ mod tests {
         );
         assert!(report.settled.is_none());
         // Held still, it is a cover, still no evidence.
-        let report = tracker.analyse(&covered, 0.5, 5).unwrap();
+        let report = tracker.analyse(&covered, 0.8, 8).unwrap();
         assert!(
             matches!(report.view, View::Covered { .. }),
             "{:?}",
@@ -564,7 +679,7 @@ mod tests {
         assert!(report.settled.is_none());
         // Gone again: the same position settles again.
         let mut again = None;
-        for i in 6..10 {
+        for i in 9..16 {
             again = tracker
                 .analyse(&frame, i as f64 * 0.1, i)
                 .unwrap()
@@ -581,7 +696,7 @@ mod tests {
         opencv::core::rotate(&frame, &mut turned, opencv::core::ROTATE_180).unwrap();
         let mut tracker = tracker();
         let mut settled = None;
-        for i in 0..4 {
+        for i in 0..7 {
             settled = tracker
                 .analyse(&turned, i as f64 * 0.1, i)
                 .unwrap()
@@ -592,4 +707,48 @@ mod tests {
         assert_eq!(settled.occupancy, start);
         assert_eq!(settled.occupancy.get(7, 0), Some(Color::White));
     }
+
+    #[test]
+    fn the_start_positions_turn_is_taken_from_the_votes_when_squares_are_misread() {
+        let start = crate::games::makruk::Position::start().occupancy();
+        // Seen from Black's side: the picture's rows are the game's turned half round.
+        let seen = start.turned(2);
+        let mut shares: Vec<[f32; 3]> = (0..64)
+            .map(|index| {
+                let mut p = [0.05; 3];
+                p[crate::infer::eight::state_index(seen.get(index / 8, index % 8))] = 0.9;
+                p
+            })
+            .collect();
+        // Half of one side's pieces lean into shadow and read more empty than not.
+        for (index, share) in shares.iter_mut().enumerate().take(12) {
+            if seen.get(index / 8, index % 8).is_some() {
+                let colour = crate::infer::eight::state_index(seen.get(index / 8, index % 8));
+                let mut p = [0.0; 3];
+                p[0] = 0.6;
+                p[colour] = 0.4;
+                *share = p;
+            }
+        }
+        let mut reading = Occupancy::empty(8, 8);
+        for (index, p) in shares.iter().enumerate() {
+            let call = (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap();
+            let color = [None, Some(Color::Black), Some(Color::White)][call];
+            reading.set(index / 8, index % 8, color);
+        }
+        assert!(eight::start_mismatches(EightGame::Makruk, &reading, 2) > START_TOLERANCE_SEEN);
+        assert_eq!(
+            likeliest_start_turn(EightGame::Makruk, &shares, &[0, 1, 2, 3]),
+            Some(2)
+        );
+        // A board read empty says nothing about its turn.
+        let empty = vec![[0.9, 0.05, 0.05]; 64];
+        assert_eq!(
+            likeliest_start_turn(EightGame::Makruk, &empty, &[0, 1, 2, 3]),
+            None
+        );
+    }
+
+    /// What `geometry::eight::orientation` accepts as the start position, square for square.
+    const START_TOLERANCE_SEEN: usize = 4;
 }
