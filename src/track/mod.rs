@@ -140,6 +140,9 @@ pub struct Settled {
     pub since_index: u64,
     /// Clear frames in the run so far.
     pub frames: usize,
+    /// Neighbouring points, both read bare, with something of a stone's kind on the middle
+    /// of the line between them: a stone pushed off its point.
+    pub between: Vec<[[usize; 2]; 2]>,
 }
 
 impl Settled {
@@ -184,6 +187,9 @@ struct Lock {
     alignment: f64,
     /// The view the last settled position was read on, and that reading (image order).
     reference: Option<(Samples, Occupancy)>,
+    /// Lines whose middles hold a stone pushed off its point, as judged when the settled
+    /// position last changed.
+    between: Vec<[[usize; 2]; 2]>,
     /// Whether `reference` was seen before the board was last found again, and has not
     /// been checked against the new view yet.
     carried: bool,
@@ -506,15 +512,38 @@ impl Tracker {
                 .iter()
                 .map(|v| v.iter().copied().fold(0.0, f32::max))
                 .collect();
+            let turns = lock.quarter_turns % 4;
+            let lock = self.lock.as_mut().expect("locked");
+            let is_new = self.last_settled.as_ref() != Some(&run.occupancy);
+            if is_new {
+                // Judged once, against the view the last position was read on: while this
+                // position stands that view is replaced by its own.
+                lock.between = match &lock.reference {
+                    Some((look, then)) => {
+                        let now = run.occupancy.turned(4 - turns);
+                        samples::stones_pushed_between(
+                            &samples::edges(&rectified, size, CELL)?,
+                            |[row, col]| now.get(row, col).is_none(),
+                            |[row, col]| then.get(row, col).is_some(),
+                            |[row, col]| look.points[row * size + col],
+                        )
+                    }
+                    None => Vec::new(),
+                };
+            }
+            let between = lock
+                .between
+                .iter()
+                .map(|ends| ends.map(|point| turned_point(point, size, turns)))
+                .collect();
             report.settled = Some(Settled {
                 occupancy: run.occupancy.clone(),
                 confidence,
                 since: run.state_since,
                 since_index: run.state_since_index,
                 frames: run.frames,
+                between,
             });
-            let lock = self.lock.as_mut().expect("locked");
-            let is_new = self.last_settled.as_ref() != Some(&run.occupancy);
             if is_new || lock.reference.is_none() || renew {
                 if renew && !is_new {
                     report.events.push(TrackEvent::Renewed);
@@ -628,6 +657,7 @@ impl Tracker {
             shifts,
             alignment,
             reference: None,
+            between: Vec::new(),
             carried: false,
             previous: None,
             still_since: None,
@@ -714,6 +744,12 @@ fn turned_geometry(geometry: &BoardGeometry, quarter_turns: usize) -> BoardGeome
     // corner to the top-right: the game's corner 1 is the image's corner 4.
     corners.rotate_right(quarter_turns % 4);
     BoardGeometry::from_corners(geometry.size, corners).unwrap_or_else(|| geometry.clone())
+}
+
+/// A point (row, col) of a `size`×`size` board turned clockwise by `quarter_turns`, as
+/// [`turned_cells`] turns the values.
+fn turned_point([row, col]: [usize; 2], size: usize, quarter_turns: usize) -> [usize; 2] {
+    (0..quarter_turns % 4).fold([row, col], |[row, col], _| [col, size - 1 - row])
 }
 
 fn turned_probabilities(observation: &Observation, quarter_turns: usize) -> Vec<[f32; 3]> {
