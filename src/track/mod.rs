@@ -190,9 +190,12 @@ struct Lock {
     /// Lines whose middles hold a stone pushed off its point, as judged when the settled
     /// position last changed.
     between: Vec<[[usize; 2]; 2]>,
-    /// Whether `reference` was seen before the board was last found again, and has not
-    /// been checked against the new view yet.
+    /// Whether `reference` was seen before the board was last found again: it stands
+    /// until the board settles in the new view, compared inside the edge lines only
+    /// (what lies just beyond them, the board's rim or the table, changes with the
+    /// camera's angle), and whether it was checked against the new view yet.
     carried: bool,
+    carried_checked: bool,
     previous: Option<Samples>,
     /// Since when the view has been still, and since when still but changed widely.
     still_since: Option<f64>,
@@ -462,20 +465,25 @@ impl Tracker {
         // covered, unless it has been still long enough to be the new normal.
         let still_for = lock.still_since.map_or(0.0, |since| time - since);
         let mut cover = match &lock.reference {
-            Some((reference, reference_reading)) => {
-                unexplained_gaps(&samples, reference, &reading, reference_reading)
-            }
+            Some((reference, reference_reading)) => unexplained_gaps(
+                &samples,
+                reference,
+                &reading,
+                reference_reading,
+                lock.carried,
+            ),
             None => 0,
         };
-        if lock.carried {
+        if lock.carried && !lock.carried_checked {
             // The view from before the bump is what a hand is told from until the board
             // settles again: the first view after a bump often has the next player's arm
             // in it, and taking that for the board makes the bare board look covered.
             // Unless the light changed with the camera: then nothing matches it.
             let lock = self.lock.as_mut().expect("locked");
-            lock.carried = false;
-            if cover as f64 > CARRIED_COVER * samples.gaps.len() as f64 {
+            lock.carried_checked = true;
+            if cover as f64 > CARRIED_COVER * ((size - 1) * (size - 1)) as f64 {
                 lock.reference = None;
+                lock.carried = false;
                 cover = 0;
             }
         }
@@ -544,7 +552,8 @@ impl Tracker {
                 frames: run.frames,
                 between,
             });
-            if is_new || lock.reference.is_none() || renew {
+            if is_new || lock.reference.is_none() || renew || lock.carried {
+                lock.carried = false;
                 if renew && !is_new {
                     report.events.push(TrackEvent::Renewed);
                 }
@@ -659,6 +668,7 @@ impl Tracker {
             reference: None,
             between: Vec::new(),
             carried: false,
+            carried_checked: false,
             previous: None,
             still_since: None,
             off_since: None,
@@ -694,9 +704,15 @@ fn unexplained_gaps(
     reference: &Samples,
     reading: &Occupancy,
     reference_reading: &Occupancy,
+    inner_only: bool,
 ) -> usize {
     let size = samples.size;
-    let changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    let mut changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    if inner_only {
+        for (gap, changed) in changed.iter_mut().enumerate() {
+            *changed &= !samples::is_outer_gap(size, gap);
+        }
+    }
     let mut explained = vec![false; changed.len()];
     for row in 0..size {
         for col in 0..size {
@@ -998,7 +1014,7 @@ mod tests {
         // reaching in from the picture's edge, held still while the board is found again.
         let bumped = shifted(&frame, 20.0, 14.0);
         let geometry = tracker.geometry().unwrap();
-        let [x, y] = geometry.to_image(7.0, 7.0);
+        let [x, y] = geometry.to_image(5.0, 5.0);
         let mut arm = bumped.clone();
         imgproc::line(
             &mut arm,
