@@ -212,6 +212,11 @@ pub fn stones_pushed_between(
         .collect();
     gone.sort_unstable();
     gone.dedup();
+    let size = now
+        .iter()
+        .map(|edge| edge.ends[1][0].max(edge.ends[1][1]) + 1)
+        .max()
+        .unwrap_or(0);
     let mut pushed = Vec::new();
     for point in gone {
         let lines: Vec<&Edge> = now
@@ -229,10 +234,13 @@ pub fn stones_pushed_between(
             .iter()
             .copied()
             .filter(|edge| {
-                // The barest of the other lines: the one least like the stone.
+                // The barest of the other lines of its kind: the one least like the stone.
+                // The edge lines are drawn thicker than the others, and darker.
                 let Some(bare) = lines
                     .iter()
-                    .filter(|other| other.ends != edge.ends)
+                    .filter(|other| {
+                        other.ends != edge.ends && on_edge(other, size) == on_edge(edge, size)
+                    })
                     .map(|other| other.middle)
                     .max_by(|a, b| distance(a, &stone).total_cmp(&distance(b, &stone)))
                 else {
@@ -254,9 +262,16 @@ pub fn stones_pushed_between(
     pushed
 }
 
+/// Whether a line runs along the board's edge.
+fn on_edge(edge: &Edge, size: usize) -> bool {
+    let [[r0, c0], [r1, c1]] = edge.ends;
+    let last = size.saturating_sub(1);
+    (r0 == r1 && (r0 == 0 || r0 == last)) || (c0 == c1 && (c0 == 0 || c0 == last))
+}
+
 /// How far from the barest line toward the stone's look (in colour) a line's middle must
 /// lie to hold the stone: half-covered by a stone pushed onto it, 0.48 on a development
-/// clip; the edge lines, drawn thicker than the others, lie about 0.2 from them.
+/// clip; bare lines of one kind lie within 0.15 of each other.
 const STONE_SHARE: f32 = 0.4;
 
 fn distance(a: &[f32; 3], b: &[f32; 3]) -> f32 {
@@ -552,6 +567,18 @@ mod tests {
         let pushed = stones_pushed_between(&lines(half), |_| true, held, |_| stone);
         assert_eq!(pushed, [[[1, 1], [1, 2]]]);
         let lifted = stones_pushed_between(&lines(bare), |_| true, held, |_| stone);
+        assert!(lifted.is_empty(), "{lifted:?}");
+        // A stone lifted from a point on the board's edge: the one line inward, brighter
+        // than the thick edge lines, is no stone (held-out 100215, development now).
+        let dark = [66.0, 67.0, 69.0];
+        let edge_point = |p: [usize; 2]| p == [5, 8];
+        let at_edge = vec![
+            line([[4, 8], [5, 8]], [20.0, 33.0, 42.0]),
+            line([[5, 7], [5, 8]], [46.0, 84.0, 100.0]),
+            line([[5, 8], [6, 8]], [20.0, 44.0, 53.0]),
+            line([[8, 7], [8, 8]], [20.0, 40.0, 50.0]),
+        ];
+        let lifted = stones_pushed_between(&at_edge, |_| true, edge_point, |_| dark);
         assert!(lifted.is_empty(), "{lifted:?}");
         // Still on its point: nothing gone.
         let standing = stones_pushed_between(&lines(half), |p| p != [1, 1], held, |_| stone);
