@@ -68,6 +68,9 @@ pub struct Seen<'a> {
     /// Whether a hand (or anything moving) was over the board since the last position
     /// this stage acted on.
     pub hand_seen: bool,
+    /// Neighbouring points, both bare, with a stone seen on the line between them: one
+    /// pushed half a point off its own.
+    pub between: &'a [[[usize; 2]; 2]],
 }
 
 /// What a flag is about, for the log and the record.
@@ -324,7 +327,13 @@ impl GoInference {
                     && matches!(flag.points.as_slice(), &[p]
                         if self.position.board().get(p) == Some(self.position.to_move())
                             && corrected.get(p.row as usize, p.col as usize).is_none());
-                if knocked {
+                // The last stone gone from its point, and seen on the line to the next
+                // one: pushed off its point, not taken back (TGA 25).
+                let pushed = flag.kind == FlagKind::TakenBack
+                    && matches!(flag.points.as_slice(), &[p] if seen.between.iter().any(|ends| {
+                        ends.contains(&[usize::from(p.row), usize::from(p.col)])
+                    }));
+                if knocked || pushed {
                     recast(flag, FlagKind::Displaced);
                 } else if lifted {
                     recast(flag, FlagKind::RemovedWithLiberties);
@@ -894,6 +903,7 @@ mod tests {
             since,
             now,
             hand_seen: true,
+            between: &[],
         }
     }
 
@@ -1076,6 +1086,38 @@ mod tests {
         let on = board(&["B....", ".....", "..B..", "...W.", "....."]);
         let out = game.observe(&seen(&on, &SURE, 6.0, 6.2));
         assert_eq!(moves(&out), [(Color::Black, "aa".to_string())]);
+        assert!(flags(&out).is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn tga_25_the_last_stone_seen_on_the_line_beside_its_point_was_pushed_not_taken_back() {
+        let mut game = played(&[
+            [".....", ".....", "..B..", ".....", "....."],
+            [".....", ".W...", "..B..", ".....", "....."],
+        ]);
+        // White's stone gone from bb, and the tracker sees a stone on the line from bb
+        // to bc: pushed half a point by a hand.
+        let gone = board(&[".....", ".....", "..B..", ".....", "....."]);
+        let pushed = [[[1, 1], [2, 1]]];
+        let out = game.observe(&Seen {
+            between: &pushed,
+            ..seen(&gone, &SURE, 3.0, 4.6)
+        });
+        assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+        let Some(Outcome::Flag(flag)) = out.iter().find(|o| matches!(o, Outcome::Flag(_))) else {
+            unreachable!()
+        };
+        assert_eq!(flag.rules[0].to_string(), "TGA 25");
+        assert!(replaced(&out).is_empty(), "{out:?}");
+        assert_eq!(
+            game.position().board().get(Point::new(1, 1)),
+            Some(Color::White),
+            "the record keeps the stone where it was played"
+        );
+        // Black plays on: an ordinary move, the stone still off its point.
+        let on = board(&[".....", ".....", "..B..", ".....", "...B."]);
+        let out = game.observe(&seen(&on, &SURE, 5.0, 5.2));
+        assert_eq!(moves(&out), [(Color::Black, "de".to_string())]);
         assert!(flags(&out).is_empty(), "{out:?}");
     }
 

@@ -1164,6 +1164,7 @@ impl Session {
             since: settled.since,
             now: frame.time,
             hand_seen: self.hand_seen,
+            between: &settled.between,
         });
         if std::env::var_os("KRADAN_TRACE").is_some() {
             // What the rules stage was shown and made of it, for whoever tunes it.

@@ -60,6 +60,10 @@ const RELOCATE_AFTER: f64 = 0.5;
 const STILL_TRUST: f64 = 1.5;
 /// How often a lost board is looked for, in seconds of source time.
 const RETRY_EVERY: f64 = 1.0;
+/// The share of gaps a view found again may differ in from the view carried over from
+/// before the bump and still be compared with it: a hand covers a corner, not the board;
+/// light that changed with the camera's angle changes nearly every gap.
+const CARRIED_COVER: f64 = 0.5;
 
 #[derive(Clone, Debug)]
 pub struct TrackerOptions {
@@ -136,6 +140,9 @@ pub struct Settled {
     pub since_index: u64,
     /// Clear frames in the run so far.
     pub frames: usize,
+    /// Neighbouring points, both read bare, with something of a stone's kind on the middle
+    /// of the line between them: a stone pushed off its point.
+    pub between: Vec<[[usize; 2]; 2]>,
 }
 
 impl Settled {
@@ -180,10 +187,35 @@ struct Lock {
     alignment: f64,
     /// The view the last settled position was read on, and that reading (image order).
     reference: Option<(Samples, Occupancy)>,
+    /// Lines whose middles hold a stone pushed off its point, as judged when the settled
+    /// position last changed.
+    between: Vec<[[usize; 2]; 2]>,
+    /// Whether `reference` was seen before the board was last found again: it stands
+    /// until the board settles in the new view, compared inside the edge lines only
+    /// (what lies just beyond them, the board's rim or the table, changes with the
+    /// camera's angle), and whether it was checked against the new view yet.
+    carried: bool,
+    carried_checked: bool,
     previous: Option<Samples>,
     /// Since when the view has been still, and since when still but changed widely.
     still_since: Option<f64>,
     off_since: Option<f64>,
+}
+
+impl Lock {
+    /// Takes the settled view of the board as it was locked before (`turns` quarter turns
+    /// from that image order to the game's) as this lock's reference. The rectified board
+    /// looks the same wherever it stands in the picture; a board seen turned another way
+    /// round is left to settle afresh.
+    fn carry(&mut self, turns: usize, reference: Option<(Samples, Occupancy)>) {
+        if turns % 4 == self.quarter_turns % 4
+            && let Some(reference) = reference
+            && reference.0.size == self.geometry.size
+        {
+            self.reference = Some(reference);
+            self.carried = true;
+        }
+    }
 }
 
 /// The clear frames since the board was last disturbed, voting.
@@ -287,6 +319,9 @@ pub struct Tracker {
     looks: Option<BoardLooks>,
     /// The position the caller has recorded, in the game's frame.
     believed: Option<Occupancy>,
+    /// The settled view of a board that was lost, and its quarter turns, to compare the
+    /// board with when it is found again.
+    lost_reference: Option<(usize, (Samples, Occupancy))>,
 }
 
 impl Tracker {
@@ -303,6 +338,7 @@ impl Tracker {
             found: false,
             looks: None,
             believed: None,
+            lost_reference: None,
         }
     }
 
@@ -428,12 +464,30 @@ impl Tracker {
         // A still view that differs from the settled one away from any changed stone is
         // covered, unless it has been still long enough to be the new normal.
         let still_for = lock.still_since.map_or(0.0, |since| time - since);
-        let cover = match &lock.reference {
-            Some((reference, reference_reading)) => {
-                unexplained_gaps(&samples, reference, &reading, reference_reading)
-            }
+        let mut cover = match &lock.reference {
+            Some((reference, reference_reading)) => unexplained_gaps(
+                &samples,
+                reference,
+                &reading,
+                reference_reading,
+                lock.carried,
+            ),
             None => 0,
         };
+        if lock.carried && !lock.carried_checked {
+            // The view from before the bump is what a hand is told from until the board
+            // settles again: the first view after a bump often has the next player's arm
+            // in it, and taking that for the board makes the bare board look covered.
+            // Unless the light changed with the camera: then nothing matches it.
+            let lock = self.lock.as_mut().expect("locked");
+            lock.carried_checked = true;
+            if cover as f64 > CARRIED_COVER * ((size - 1) * (size - 1)) as f64 {
+                lock.reference = None;
+                lock.carried = false;
+                cover = 0;
+            }
+        }
+        let lock = self.lock.as_ref().expect("locked");
         // Stills are independent observations: each is believed as it is.
         if cover >= COVER_GAPS && still_for < STILL_TRUST && !self.options.stills {
             report.view = View::Covered { gaps: cover };
@@ -466,16 +520,40 @@ impl Tracker {
                 .iter()
                 .map(|v| v.iter().copied().fold(0.0, f32::max))
                 .collect();
+            let turns = lock.quarter_turns % 4;
+            let lock = self.lock.as_mut().expect("locked");
+            let is_new = self.last_settled.as_ref() != Some(&run.occupancy);
+            if is_new {
+                // Judged once, against the view the last position was read on: while this
+                // position stands that view is replaced by its own.
+                lock.between = match &lock.reference {
+                    Some((look, then)) => {
+                        let now = run.occupancy.turned(4 - turns);
+                        samples::stones_pushed_between(
+                            &samples::edges(&rectified, size, CELL)?,
+                            |[row, col]| now.get(row, col).is_none(),
+                            |[row, col]| then.get(row, col).is_some(),
+                            |[row, col]| look.points[row * size + col],
+                        )
+                    }
+                    None => Vec::new(),
+                };
+            }
+            let between = lock
+                .between
+                .iter()
+                .map(|ends| ends.map(|point| turned_point(point, size, turns)))
+                .collect();
             report.settled = Some(Settled {
                 occupancy: run.occupancy.clone(),
                 confidence,
                 since: run.state_since,
                 since_index: run.state_since_index,
                 frames: run.frames,
+                between,
             });
-            let lock = self.lock.as_mut().expect("locked");
-            let is_new = self.last_settled.as_ref() != Some(&run.occupancy);
-            if is_new || lock.reference.is_none() || renew {
+            if is_new || lock.reference.is_none() || renew || lock.carried {
+                lock.carried = false;
                 if renew && !is_new {
                     report.events.push(TrackEvent::Renewed);
                 }
@@ -511,6 +589,9 @@ impl Tracker {
             let (turns, agreement) = self.best_turn(image, &lock.geometry, &settled)?;
             let mut lock = lock;
             lock.quarter_turns = turns;
+            if let Some((old_turns, reference)) = self.lost_reference.take() {
+                lock.carry(old_turns, Some(reference));
+            }
             report.events.push(TrackEvent::Relocated {
                 corners: turned_geometry(&lock.geometry, turns).corners(),
                 quarter_turns: turns,
@@ -533,6 +614,9 @@ impl Tracker {
         let old = self.lock.take().expect("called while locked");
         self.next_attempt = report.time + RETRY_EVERY;
         let Some(geometry) = locate_in(image, self.size)? else {
+            self.lost_reference = old
+                .reference
+                .map(|reference| (old.quarter_turns, reference));
             self.lost_reported = true;
             report.events.push(TrackEvent::Lost {
                 reason: format!("{why}, and no board was found in view"),
@@ -546,6 +630,7 @@ impl Tracker {
             None => (old.quarter_turns, 1.0),
         };
         lock.quarter_turns = turns;
+        lock.carry(old.quarter_turns, old.reference);
         let shift_pixels = old
             .geometry
             .corners()
@@ -581,6 +666,9 @@ impl Tracker {
             shifts,
             alignment,
             reference: None,
+            between: Vec::new(),
+            carried: false,
+            carried_checked: false,
             previous: None,
             still_since: None,
             off_since: None,
@@ -616,9 +704,15 @@ fn unexplained_gaps(
     reference: &Samples,
     reading: &Occupancy,
     reference_reading: &Occupancy,
+    inner_only: bool,
 ) -> usize {
     let size = samples.size;
-    let changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    let mut changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    if inner_only {
+        for (gap, changed) in changed.iter_mut().enumerate() {
+            *changed &= !samples::is_outer_gap(size, gap);
+        }
+    }
     let mut explained = vec![false; changed.len()];
     for row in 0..size {
         for col in 0..size {
@@ -666,6 +760,12 @@ fn turned_geometry(geometry: &BoardGeometry, quarter_turns: usize) -> BoardGeome
     // corner to the top-right: the game's corner 1 is the image's corner 4.
     corners.rotate_right(quarter_turns % 4);
     BoardGeometry::from_corners(geometry.size, corners).unwrap_or_else(|| geometry.clone())
+}
+
+/// A point (row, col) of a `size`×`size` board turned clockwise by `quarter_turns`, as
+/// [`turned_cells`] turns the values.
+fn turned_point([row, col]: [usize; 2], size: usize, quarter_turns: usize) -> [usize; 2] {
+    (0..quarter_turns % 4).fold([row, col], |[row, col], _| [col, size - 1 - row])
 }
 
 fn turned_probabilities(observation: &Observation, quarter_turns: usize) -> Vec<[f32; 3]> {
@@ -878,6 +978,73 @@ mod tests {
             again.expect("settled again").occupancy,
             first.occupancy,
             "the game's own frame"
+        );
+    }
+    /// The picture moved by `dx`, `dy` pixels, its edges filled with their own colours.
+    fn shifted(frame: &Mat, dx: f64, dy: f64) -> Mat {
+        let shift = Mat::from_slice_2d(&[[1.0, 0.0, dx], [0.0, 1.0, dy]]).unwrap();
+        let mut moved = Mat::default();
+        imgproc::warp_affine(
+            frame,
+            &mut moved,
+            &shift,
+            frame.size().unwrap(),
+            imgproc::INTER_LINEAR,
+            opencv::core::BORDER_REPLICATE,
+            Scalar::default(),
+        )
+        .unwrap();
+        moved
+    }
+
+    #[test]
+    fn an_arm_in_the_first_view_after_a_bump_is_not_taken_for_the_board() {
+        let frame = still(7);
+        let mut tracker = tracker();
+        let mut first = None;
+        for i in 0..4 {
+            first = tracker
+                .analyse(&frame, i as f64 * 0.1, i)
+                .unwrap()
+                .settled
+                .or(first);
+        }
+        let first = first.expect("settled");
+        // The board is bumped half a spacing, and the next player's arm is already
+        // reaching in from the picture's edge, held still while the board is found again.
+        let bumped = shifted(&frame, 20.0, 14.0);
+        let geometry = tracker.geometry().unwrap();
+        let [x, y] = geometry.to_image(5.0, 5.0);
+        let mut arm = bumped.clone();
+        imgproc::line(
+            &mut arm,
+            Point::new(x as i32 + 20, y as i32 + 14),
+            Point::new(639, 479),
+            Scalar::new(60.0, 90.0, 160.0, 0.0),
+            36,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let mut relocated = false;
+        for i in 4..20 {
+            let report = tracker.analyse(&arm, i as f64 * 0.1, i).unwrap();
+            relocated |= report
+                .events
+                .iter()
+                .any(|e| matches!(e, TrackEvent::Relocated { .. }));
+        }
+        assert!(relocated, "the bumped board is found again");
+        // The arm leaves; the board must settle as soon as any move would, not only once
+        // the view has stayed perfectly still long enough to be believed over the arm.
+        let mut again = None;
+        for i in 20..25 {
+            let report = tracker.analyse(&bumped, i as f64 * 0.1, i).unwrap();
+            again = report.settled.or(again);
+        }
+        assert_eq!(
+            again.expect("settled within half a second").occupancy,
+            first.occupancy
         );
     }
 }

@@ -185,6 +185,146 @@ impl Samples {
     }
 }
 
+/// The middle of the line between two neighbouring points, where a stone pushed half a
+/// point off its own stands.
+#[derive(Clone, Debug)]
+pub struct Edge {
+    /// The two points (row, col), in the rectified board's (image) order.
+    pub ends: [[usize; 2]; 2],
+    pub middle: [f32; 3],
+}
+
+/// Stones gone from their points that stand on the middle of a line from it: pushed half
+/// a point off. Of the lines from a point whose stone is gone (`held_then` and now
+/// `bare_now`, the rectified board's order) to bare points, the one such a stone stands on
+/// looks like the stone did on its point (`look_then`), the others like bare lines. A
+/// stone lifted leaves them all bare.
+pub fn stones_pushed_between(
+    now: &[Edge],
+    bare_now: impl Fn([usize; 2]) -> bool,
+    held_then: impl Fn([usize; 2]) -> bool,
+    look_then: impl Fn([usize; 2]) -> [f32; 3],
+) -> Vec<[[usize; 2]; 2]> {
+    let mut gone: Vec<[usize; 2]> = now
+        .iter()
+        .flat_map(|edge| edge.ends)
+        .filter(|&p| bare_now(p) && held_then(p))
+        .collect();
+    gone.sort_unstable();
+    gone.dedup();
+    let size = now
+        .iter()
+        .map(|edge| edge.ends[1][0].max(edge.ends[1][1]) + 1)
+        .max()
+        .unwrap_or(0);
+    let mut pushed = Vec::new();
+    for point in gone {
+        let lines: Vec<&Edge> = now
+            .iter()
+            .filter(|edge| {
+                edge.ends.contains(&point)
+                    && edge
+                        .ends
+                        .iter()
+                        .all(|&p| p == point || (bare_now(p) && !held_then(p)))
+            })
+            .collect();
+        let stone = look_then(point);
+        let covered: Vec<&Edge> = lines
+            .iter()
+            .copied()
+            .filter(|edge| {
+                // The barest of the other lines of its kind: the one least like the stone.
+                // The edge lines are drawn thicker than the others, and darker.
+                let Some(bare) = lines
+                    .iter()
+                    .filter(|other| {
+                        other.ends != edge.ends && on_edge(other, size) == on_edge(edge, size)
+                    })
+                    .map(|other| other.middle)
+                    .max_by(|a, b| distance(a, &stone).total_cmp(&distance(b, &stone)))
+                else {
+                    return false;
+                };
+                let towards = [0, 1, 2].map(|ch| stone[ch] - bare[ch]);
+                let span = towards.iter().map(|v| v * v).sum::<f32>();
+                let along = (0..3)
+                    .map(|ch| (edge.middle[ch] - bare[ch]) * towards[ch])
+                    .sum::<f32>()
+                    / span.max(1.0);
+                span >= MIN_VISIBLE * MIN_VISIBLE && along > STONE_SHARE
+            })
+            .collect();
+        if let [edge] = covered.as_slice() {
+            pushed.push(edge.ends);
+        }
+    }
+    pushed
+}
+
+/// Whether a line runs along the board's edge.
+fn on_edge(edge: &Edge, size: usize) -> bool {
+    let [[r0, c0], [r1, c1]] = edge.ends;
+    let last = size.saturating_sub(1);
+    (r0 == r1 && (r0 == 0 || r0 == last)) || (c0 == c1 && (c0 == 0 || c0 == last))
+}
+
+/// How far from the barest line toward the stone's look (in colour) a line's middle must
+/// lie to hold the stone: half-covered by a stone pushed onto it, 0.48 on a development
+/// clip; bare lines of one kind lie within 0.15 of each other.
+const STONE_SHARE: f32 = 0.4;
+
+fn distance(a: &[f32; 3], b: &[f32; 3]) -> f32 {
+    (0..3).map(|ch| (a[ch] - b[ch]).powi(2)).sum::<f32>().sqrt()
+}
+
+/// The middles of the lines between every two neighbouring points of a rectified board
+/// (see [`Samples::measure`]), row by row, each point's line to the right and then down.
+pub fn edges(rectified: &Mat, size: usize, cell: i32) -> opencv::Result<Vec<Edge>> {
+    let half = ((f64::from(cell) * BOX_FRACTION).round() as i32).max(1);
+    let c = f64::from(cell);
+    let mut edges = Vec::with_capacity(2 * size * size);
+    for row in 0..size {
+        for col in 0..size {
+            let (x, y) = ((col as f64 + 1.0) * c, (row as f64 + 1.0) * c);
+            if col + 1 < size {
+                edges.push(Edge {
+                    ends: [[row, col], [row, col + 1]],
+                    middle: box_mean(rectified, x + c / 2.0, y, half)?,
+                });
+            }
+            if row + 1 < size {
+                edges.push(Edge {
+                    ends: [[row, col], [row + 1, col]],
+                    middle: box_mean(rectified, x, y + c / 2.0, half)?,
+                });
+            }
+        }
+    }
+    Ok(edges)
+}
+
+/// The mean colour of the box of half side `half` around (`x`, `y`).
+fn box_mean(rectified: &Mat, x: f64, y: f64, half: i32) -> opencv::Result<[f32; 3]> {
+    let (cols, rows) = (rectified.cols(), rectified.rows());
+    let step = rectified.step1(0)?;
+    let data = rectified.data_bytes()?;
+    let (cx, cy) = (x.round() as i32, y.round() as i32);
+    let mut sum = [0u32; 3];
+    let mut count = 0u32;
+    for yy in (cy - half).max(0)..=(cy + half).min(rows - 1) {
+        for xx in (cx - half).max(0)..=(cx + half).min(cols - 1) {
+            let at = yy as usize * step + xx as usize * 3;
+            for ch in 0..3 {
+                sum[ch] += u32::from(data[at + ch]);
+            }
+            count += 1;
+        }
+    }
+    let count = count.max(1) as f32;
+    Ok(sum.map(|v| v as f32 / count))
+}
+
 /// Per sample of a `side`×`side` grid, whether something other than light changed it
 /// (see [`Samples::changed_in_kind`]).
 fn changed_in_kind(
@@ -401,6 +541,48 @@ mod tests {
                 .iter()
                 .all(|c| !c)
         );
+    }
+
+    fn line(ends: [[usize; 2]; 2], middle: [f32; 3]) -> Edge {
+        Edge { ends, middle }
+    }
+
+    #[test]
+    fn a_stone_pushed_onto_a_line_is_told_from_one_lifted() {
+        // A white stone (its look on its point) at (1, 1); bare lines on brown wood, the
+        // edge lines darker. Measured on a development clip: the pushed stone half covers
+        // the line's middle.
+        let stone = [149.0, 154.0, 159.0];
+        let bare = [86.0, 101.0, 118.0];
+        let half = [123.0, 126.0, 128.0];
+        let held = |p: [usize; 2]| p == [1, 1];
+        let lines = |toward_right: [f32; 3]| {
+            vec![
+                line([[0, 1], [1, 1]], [70.0, 82.0, 96.0]),
+                line([[1, 0], [1, 1]], bare),
+                line([[1, 1], [1, 2]], toward_right),
+                line([[1, 1], [2, 1]], bare),
+            ]
+        };
+        let pushed = stones_pushed_between(&lines(half), |_| true, held, |_| stone);
+        assert_eq!(pushed, [[[1, 1], [1, 2]]]);
+        let lifted = stones_pushed_between(&lines(bare), |_| true, held, |_| stone);
+        assert!(lifted.is_empty(), "{lifted:?}");
+        // A stone lifted from a point on the board's edge: the one line inward, brighter
+        // than the thick edge lines, is no stone (held-out 100215, development now).
+        let dark = [66.0, 67.0, 69.0];
+        let edge_point = |p: [usize; 2]| p == [5, 8];
+        let at_edge = vec![
+            line([[4, 8], [5, 8]], [20.0, 33.0, 42.0]),
+            line([[5, 7], [5, 8]], [46.0, 84.0, 100.0]),
+            line([[5, 8], [6, 8]], [20.0, 44.0, 53.0]),
+            line([[8, 7], [8, 8]], [20.0, 40.0, 50.0]),
+        ];
+        let lifted = stones_pushed_between(&at_edge, |_| true, edge_point, |_| dark);
+        assert!(lifted.is_empty(), "{lifted:?}");
+        // Still on its point: nothing gone.
+        let standing = stones_pushed_between(&lines(half), |p| p != [1, 1], held, |_| stone);
+        assert!(standing.is_empty());
     }
 
     #[test]
