@@ -1057,18 +1057,38 @@ fn fit_grid_along(
             columns,
             rows,
         };
-        let row_span = span(&family1, 1, &rows);
-        let column_span = span(&family2, 0, &columns);
-        if row_span.1 - row_span.0 > 80 || column_span.1 - column_span.0 > 80 {
-            return Err(String::from(NO_GRID));
+        let mut row_span = span(&family1, 1, &rows);
+        let mut column_span = span(&family2, 0, &columns);
+        // Hough may find segments on only part of a board (a steep view shortens the far
+        // square edges below the shortest segment kept): the lattice is followed on while
+        // its outermost lines still show in the picture, up to a board's worth beyond.
+        let mut growth = 0;
+        loop {
+            if row_span.1 - row_span.0 > 80 || column_span.1 - column_span.0 > 80 {
+                return Err(String::from(NO_GRID));
+            }
+            let row_coverage: Vec<f64> = (row_span.0..=row_span.1)
+                .map(|i| coverage(response, &rough, false, i, column_span))
+                .collect();
+            let column_coverage: Vec<f64> = (column_span.0..=column_span.1)
+                .map(|i| coverage(response, &rough, true, i, row_span))
+                .collect();
+            let shown = |coverage: &[f64], at: usize| coverage[at] >= MIN_LINE_COVERAGE;
+            let grow = [
+                shown(&row_coverage, 0),
+                shown(&row_coverage, row_coverage.len() - 1),
+                shown(&column_coverage, 0),
+                shown(&column_coverage, column_coverage.len() - 1),
+            ];
+            if !grow.contains(&true) || growth == MAX_SPAN_GROWTH {
+                return Ok((rough, row_span, column_span, row_coverage, column_coverage));
+            }
+            row_span.0 -= i64::from(grow[0]);
+            row_span.1 += i64::from(grow[1]);
+            column_span.0 -= i64::from(grow[2]);
+            column_span.1 += i64::from(grow[3]);
+            growth += 1;
         }
-        let row_coverage: Vec<f64> = (row_span.0..=row_span.1)
-            .map(|i| coverage(response, &rough, false, i, column_span))
-            .collect();
-        let column_coverage: Vec<f64> = (column_span.0..=column_span.1)
-            .map(|i| coverage(response, &rough, true, i, row_span))
-            .collect();
-        Ok((rough, row_span, column_span, row_coverage, column_coverage))
     };
     let (mut rough, mut row_span, mut column_span, mut row_coverage, mut column_coverage) =
         measure(rows, columns)?;
@@ -1206,6 +1226,10 @@ fn every_second_line(coverage: &[f64], first: i64, lattice: &Lattice) -> Option<
 /// A line beyond the window this close to the window's typical coverage (as a fraction)
 /// makes the window's place ambiguous.
 const AMBIGUOUS_EDGE: f64 = 0.6;
+
+/// How many times the measured lattice may be widened at its ends: a 19×19 board's worth
+/// of lines beyond the segments found.
+const MAX_SPAN_GROWTH: usize = 20;
 
 /// Below this fraction of its length showing line response, a line is taken as absent.
 /// Stones on an edge line hide at most about half of it in a real game.
