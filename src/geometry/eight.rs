@@ -74,29 +74,46 @@ pub struct Located {
 pub fn locate(image: &Mat) -> opencv::Result<Located> {
     let mut notes = Vec::new();
     let mut segments = Vec::new();
-    for kind in [LineKind::Drawn, LineKind::SquareEdges] {
-        let found = locate::locate_lines(image, Some(LINES), kind)?;
+    let attempts = [
+        (LineKind::Drawn, false),
+        (LineKind::SquareEdges, false),
+        (LineKind::SquareEdges, true),
+    ];
+    for (kind, inside_outline) in attempts {
+        let found = if inside_outline {
+            locate::locate_inside_outline(image, LINES, kind)?
+        } else {
+            locate::locate_lines(image, Some(LINES), kind)?
+        };
         if segments.is_empty() {
             segments = found.segments.clone();
         }
         let Some(geometry) = found.geometry else {
-            notes.extend(found.notes.into_iter().map(|n| match kind {
-                LineKind::Drawn => format!("drawn lines: {n}"),
-                LineKind::SquareEdges => format!("square edges: {n}"),
+            notes.extend(found.notes.into_iter().map(|n| match (kind, inside_outline) {
+                (LineKind::Drawn, _) => format!("drawn lines: {n}"),
+                (LineKind::SquareEdges, false) => format!("square edges: {n}"),
+                (LineKind::SquareEdges, true) => format!("faint lines or edges: {n}"),
             }));
             continue;
         };
         let board = EightBoard::with_geometry(image, geometry)?;
         // Square edges on a board that is not checkered are the edges of its drawn
         // lines, or something else with a lattice: not a board this kind finds.
-        if kind == LineKind::SquareEdges && board.surface != Surface::Checkered {
+        if kind == LineKind::SquareEdges && !inside_outline && board.surface != Surface::Checkered {
             notes.push("square edges: a lattice was found but its squares do not alternate".into());
             continue;
+        }
+        let mut found_notes = found.notes;
+        if inside_outline {
+            found_notes.push(
+                "the squares were fitted inside the board's outline: their lines or edges are too faint for segments"
+                    .into(),
+            );
         }
         return Ok(Located {
             board: Some(board),
             segments: found.segments,
-            notes: found.notes,
+            notes: found_notes,
         });
     }
     Ok(Located {
