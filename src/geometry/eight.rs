@@ -110,7 +110,9 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
         }
         let board = EightBoard::with_geometry(image, geometry)?;
         // Square edges on a board that is not checkered are the edges of its drawn
-        // lines, or something else with a lattice: not a board this kind finds.
+        // lines, or something else with a lattice: not a board this kind finds. Inside an
+        // outline they may well be a plain grid's faint lines (each line two steps), the
+        // lattice already held to the outline and to every inner line standing out.
         if kind == LineKind::SquareEdges && !inside_outline && board.surface != Surface::Checkered {
             notes.push("square edges: a lattice was found but its squares do not alternate".into());
             continue;
