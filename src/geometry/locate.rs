@@ -1158,7 +1158,7 @@ fn fit_inside_outline(
             let extent = |lines: &[(f64, f64)]| -> Option<(f64, f64)> {
                 let lo = lines.iter().map(|l| l.0).fold(f64::MAX, f64::min);
                 let hi = lines.iter().map(|l| l.0).fold(f64::MIN, f64::max);
-                (hi > lo).then(|| (lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)))
+                (hi > lo).then_some((lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)))
             };
             let (Some(row_range), Some(column_range)) = (extent(&row_lines), extent(&column_lines))
             else {
