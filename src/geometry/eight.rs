@@ -74,29 +74,60 @@ pub struct Located {
 pub fn locate(image: &Mat) -> opencv::Result<Located> {
     let mut notes = Vec::new();
     let mut segments = Vec::new();
-    for kind in [LineKind::Drawn, LineKind::SquareEdges] {
-        let found = locate::locate_lines(image, Some(LINES), kind)?;
+    let attempts = [
+        (LineKind::Drawn, false),
+        (LineKind::SquareEdges, false),
+        (LineKind::SquareEdges, true),
+    ];
+    for (kind, inside_outline) in attempts {
+        let found = if inside_outline {
+            locate::locate_inside_outline(image, LINES, kind)?
+        } else {
+            locate::locate_lines(image, Some(LINES), kind)?
+        };
         if segments.is_empty() {
             segments = found.segments.clone();
         }
         let Some(geometry) = found.geometry else {
-            notes.extend(found.notes.into_iter().map(|n| match kind {
-                LineKind::Drawn => format!("drawn lines: {n}"),
-                LineKind::SquareEdges => format!("square edges: {n}"),
-            }));
+            notes.extend(
+                found
+                    .notes
+                    .into_iter()
+                    .map(|n| match (kind, inside_outline) {
+                        (LineKind::Drawn, _) => format!("drawn lines: {n}"),
+                        (LineKind::SquareEdges, false) => format!("square edges: {n}"),
+                        (LineKind::SquareEdges, true) => format!("faint lines or edges: {n}"),
+                    }),
+            );
             continue;
         };
+        let smallest = smallest_square(&geometry);
+        if smallest < MIN_SQUARE_PIXELS {
+            notes.push(format!(
+                "a lattice was found but its squares are too small to be a board's ({smallest:.0} px)"
+            ));
+            continue;
+        }
         let board = EightBoard::with_geometry(image, geometry)?;
         // Square edges on a board that is not checkered are the edges of its drawn
-        // lines, or something else with a lattice: not a board this kind finds.
-        if kind == LineKind::SquareEdges && board.surface != Surface::Checkered {
+        // lines, or something else with a lattice: not a board this kind finds. Inside an
+        // outline they may well be a plain grid's faint lines (each line two steps), the
+        // lattice already held to the outline and to every inner line standing out.
+        if kind == LineKind::SquareEdges && !inside_outline && board.surface != Surface::Checkered {
             notes.push("square edges: a lattice was found but its squares do not alternate".into());
             continue;
+        }
+        let mut found_notes = found.notes;
+        if inside_outline {
+            found_notes.push(
+                "the squares were fitted inside the board's outline: their lines or edges are too faint for segments"
+                    .into(),
+            );
         }
         return Ok(Located {
             board: Some(board),
             segments: found.segments,
-            notes: found.notes,
+            notes: found_notes,
         });
     }
     Ok(Located {
@@ -104,6 +135,21 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
         segments,
         notes,
     })
+}
+
+/// The fewest pixels a square's side may have: smaller ones cannot be read, and a lattice
+/// that small is a degenerate fit (lines meeting near one point), not a board.
+const MIN_SQUARE_PIXELS: f64 = 6.0;
+
+/// The shortest side of the board's outer squares, in pixels.
+fn smallest_square(geometry: &BoardGeometry) -> f64 {
+    let corners = geometry.corners();
+    (0..4)
+        .map(|i| {
+            let (a, b) = (corners[i], corners[(i + 1) % 4]);
+            (b[0] - a[0]).hypot(b[1] - a[1]) / SQUARES as f64
+        })
+        .fold(f64::MAX, f64::min)
 }
 
 /// The difference between the two colour classes of squares, in units of the spread
@@ -457,6 +503,74 @@ mod tests {
             (found.source, found.candidates.len()),
             (OrientationSource::Unknown, 4)
         );
+    }
+
+    #[test]
+    fn a_dim_checkered_board_is_fitted_inside_its_edge() {
+        // Squares 8 levels apart, too little for the square edges' segments; the board's
+        // edge against the table, half a square beyond the squares, is clear.
+        let mut image =
+            Mat::new_rows_cols_with_default(700, 900, CV_8UC3, Scalar::new(25.0, 30.0, 35.0, 0.0))
+                .unwrap();
+        let (x0, y0, square) = (170, 90, 64);
+        let fill = |image: &mut Mat, from: (i32, i32), to: (i32, i32), level: f64| {
+            imgproc::rectangle_points(
+                image,
+                Point::new(from.0, from.1),
+                Point::new(to.0, to.1),
+                Scalar::all(level),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        };
+        fill(
+            &mut image,
+            (x0 - square / 2, y0 - square / 2),
+            (x0 + 8 * square + square / 2, y0 + 8 * square + square / 2),
+            96.0,
+        );
+        for row in 0..8 {
+            for col in 0..8 {
+                let level = if (row + col) % 2 == 1 { 88.0 } else { 96.0 };
+                let from = (x0 + col * square, y0 + row * square);
+                fill(&mut image, from, (from.0 + square, from.1 + square), level);
+            }
+        }
+        let located = locate(&image).unwrap();
+        let board = located
+            .board
+            .clone()
+            .unwrap_or_else(|| panic!("{:?}", located.notes));
+        assert_eq!(board.surface, Surface::Checkered);
+        assert_corners(&board);
+        assert!(
+            located.notes.iter().any(|n| n.contains("outline")),
+            "{:?}",
+            located.notes
+        );
+    }
+
+    #[test]
+    fn a_lattice_shrunk_to_a_point_is_too_small_for_a_board() {
+        let tiny = BoardGeometry::from_corners(
+            9,
+            [
+                [980.0, 336.0],
+                [980.2, 336.3],
+                [985.2, 344.2],
+                [985.9, 347.3],
+            ],
+        )
+        .unwrap();
+        assert!(smallest_square(&tiny) < MIN_SQUARE_PIXELS);
+        let board = BoardGeometry::from_corners(
+            9,
+            [[170.0, 90.0], [682.0, 90.0], [682.0, 602.0], [170.0, 602.0]],
+        )
+        .unwrap();
+        assert!((smallest_square(&board) - 64.0).abs() < 1e-9);
     }
 
     #[test]

@@ -93,8 +93,33 @@ pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
 
 /// As [`locate`], for a board whose lines are of the given kind.
 pub fn locate_lines(image: &Mat, size: Option<usize>, kind: LineKind) -> opencv::Result<Located> {
+    locate_fitted(image, size, kind, Fit::Lines)
+}
+
+/// The last resort for a board of `n` lines whose lines are too faint for segments: the
+/// grid fitted inside its outline (the board's edge, a drawn border), the longest lines in
+/// the picture, from the line response along the whole of each line.
+pub fn locate_inside_outline(image: &Mat, n: usize, kind: LineKind) -> opencv::Result<Located> {
+    locate_fitted(image, Some(n), kind, Fit::InsideOutline)
+}
+
+/// How a grid is fitted to the segments.
+#[derive(Clone, Copy)]
+enum Fit {
+    /// The lattice of the segments themselves.
+    Lines,
+    /// A lattice inside the longest segments, from the response along whole lines.
+    InsideOutline,
+}
+
+fn locate_fitted(
+    image: &Mat,
+    size: Option<usize>,
+    kind: LineKind,
+    fit: Fit,
+) -> opencv::Result<Located> {
     if let Some((small, factor)) = reduced(image)? {
-        let mut located = locate_lines(&small, size, kind)?;
+        let mut located = locate_fitted(&small, size, kind, fit)?;
         located.geometry = located.geometry.map(|g| g.scaled(1.0 / factor));
         for segment in &mut located.segments {
             segment.iter_mut().for_each(|v| *v /= factor);
@@ -108,12 +133,17 @@ pub fn locate_lines(image: &Mat, size: Option<usize>, kind: LineKind) -> opencv:
         imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
     }
     let mut located = Located::default();
-    let mut reasons = Vec::new();
+    let mut reasons: Vec<String> = Vec::new();
     for scale in [Scale::BOARD_FILLS_FRAME, Scale::SMALL_BOARD] {
         let response = LineResponse::new(image, &gray, scale, kind)?;
         let segments = response.segments(scale)?;
-        let fitted = fit_grid(&response, &segments, size)
-            .or_else(|reason| fit_apart(&response, &segments, size).ok_or(reason));
+        let fitted = match (fit, size) {
+            (Fit::Lines, _) => fit_grid(&response, &segments, size)
+                .or_else(|reason| fit_apart(&response, &segments, size).ok_or(reason)),
+            (Fit::InsideOutline, Some(n)) => fit_inside_outline(&response, &segments, n)
+                .ok_or_else(|| format!("no {n}×{n} grid shows inside the board's outline")),
+            (Fit::InsideOutline, None) => Err(NO_GRID.into()),
+        };
         match fitted {
             Ok(geometry) => {
                 located.geometry = Some(largest_board(
@@ -917,6 +947,297 @@ fn fit_apart(
         })
 }
 
+/// The lines whose segments carry the most length in one family, strongest first, as
+/// (position across the family, summed length): the board's edge and drawn border are
+/// long, straight and unbroken even where the lines between the squares are faint.
+fn strongest_lines(positions: &[(f64, f64)], count: usize) -> Vec<(f64, f64)> {
+    let mut sorted = positions.to_vec();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let Some((first, last)) = sorted.first().zip(sorted.last()) else {
+        return Vec::new();
+    };
+    // Segments of one line sit within a fraction of a percent of the family's extent.
+    let merge = (last.0 - first.0) / 200.0;
+    let mut lines: Vec<(f64, f64)> = Vec::new();
+    let mut group: Vec<(f64, f64)> = Vec::new();
+    let mut close = |group: &mut Vec<(f64, f64)>| {
+        let length: f64 = group.iter().map(|g| g.1).sum();
+        if length > 0.0 {
+            let at = group.iter().map(|g| g.0 * g.1).sum::<f64>() / length;
+            lines.push((at, length));
+        }
+        group.clear();
+    };
+    for &p in &sorted {
+        if group.last().is_some_and(|g| p.0 - g.0 > merge) {
+            close(&mut group);
+        }
+        group.push(p);
+    }
+    close(&mut group);
+    lines.sort_by(|a, b| b.1.total_cmp(&a.1));
+    lines.truncate(count);
+    lines
+}
+
+/// The line response that most of each of `bins` lines of one axis between `from` and
+/// `to` (rectified coordinates) shows, sampled over `across` on the other axis (its lower
+/// quartile): faint lines, too weak for a segment anywhere, still raise it along their
+/// whole length, and the outlines of pieces standing on part of a line do not.
+fn line_profile(
+    response: &LineResponse,
+    to_image: &Homography,
+    rows: bool,
+    (from, to): (f64, f64),
+    across: (f64, f64),
+    bins: usize,
+) -> Vec<f64> {
+    const SAMPLES: usize = 48;
+    (0..bins)
+        .map(|bin| {
+            let at = from + (to - from) * bin as f64 / (bins - 1) as f64;
+            let mut values: Vec<u8> = (0..SAMPLES)
+                .filter_map(|k| {
+                    let t = across.0 + (across.1 - across.0) * (k as f64 + 0.5) / SAMPLES as f64;
+                    let [x, y] = apply(to_image, if rows { [t, at] } else { [at, t] });
+                    let inside = x >= 0.0
+                        && y >= 0.0
+                        && x < f64::from(response.width)
+                        && y < f64::from(response.height);
+                    inside.then(|| response.at(x, y))
+                })
+                .collect();
+            if values.len() < SAMPLES / 2 {
+                return 0.0;
+            }
+            values.sort_unstable();
+            f64::from(values[values.len() / 4])
+        })
+        .collect()
+}
+
+/// The run of `n` equally spaced lines inside `bounds` that the profile shows best, with
+/// how clearly: the median over its lines of each line's response above the squares'
+/// middles either side, in units of the profile's own spread. `None` unless every inner
+/// line stands out; the run is centred in `bounds`.
+fn lattice_in_profile(
+    profile: &[f64],
+    (from, to): (f64, f64),
+    bounds: (f64, f64),
+    n: usize,
+) -> Option<(Lattice, f64)> {
+    let bins = profile.len();
+    let value = |position: f64| -> Option<f64> {
+        let x = (position - from) / (to - from) * (bins - 1) as f64;
+        if x < 0.0 || x > (bins - 1) as f64 {
+            return None;
+        }
+        let (i, f) = (x.floor() as usize, x.fract());
+        let next = profile[(i + 1).min(bins - 1)];
+        Some(profile[i] * (1.0 - f) + next * f)
+    };
+    let spread = {
+        let mut inside: Vec<f64> = (0..bins)
+            .filter(|&i| {
+                let at = from + (to - from) * i as f64 / (bins - 1) as f64;
+                at >= bounds.0 && at <= bounds.1
+            })
+            .map(|i| profile[i])
+            .collect();
+        inside.sort_by(f64::total_cmp);
+        let median = *inside.get(inside.len() / 2)?;
+        let mut deviations: Vec<f64> = inside.iter().map(|v| (v - median).abs()).collect();
+        deviations.sort_by(f64::total_cmp);
+        deviations[deviations.len() / 2].max(1.0)
+    };
+    // Each line's response above the middles of the squares either side of it; the
+    // outer lines have a square on one side only, and the margin, where a border or the
+    // board's edge may run, on the other.
+    let contrasts = |lattice: &Lattice| -> Option<Vec<f64>> {
+        (0..n)
+            .map(|k| {
+                let line = value(lattice.position(k as f64))?;
+                let mut sides = Vec::with_capacity(2);
+                if k > 0 {
+                    sides.push(value(lattice.position(k as f64 - 0.5))?);
+                }
+                if k + 1 < n {
+                    sides.push(value(lattice.position(k as f64 + 0.5))?);
+                }
+                Some(line - sides.iter().sum::<f64>() / sides.len().max(1) as f64)
+            })
+            .collect()
+    };
+    let clarity = |contrasts: &[f64]| {
+        let mut sorted = contrasts.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2] / spread
+    };
+    let length = bounds.1 - bounds.0;
+    let last = (n - 1) as f64;
+    let centre = (bounds.0 + bounds.1) / 2.0;
+    let mut best: Option<(Lattice, f64)> = None;
+    for step in 0..=SPACING_STEPS {
+        let fill = MIN_FILL + (1.0 - MIN_FILL) * step as f64 / SPACING_STEPS as f64;
+        let spacing = length * fill / last;
+        // A board's squares sit in the middle of its outline, give or take what a
+        // slightly wrong vanishing point shifts them.
+        for shift in -OFFSET_STEPS..=OFFSET_STEPS {
+            let offset = centre - last / 2.0 * spacing
+                + MAX_OFF_CENTRE * spacing * f64::from(shift) / f64::from(OFFSET_STEPS);
+            let lattice = Lattice { offset, spacing };
+            let Some(found) = contrasts(&lattice) else {
+                continue;
+            };
+            // The outer lines may show along part of their length only (a checkered
+            // board's light squares the colour of its border): the inner ones decide.
+            if found[1..n - 1].iter().any(|&c| c <= 0.0) {
+                continue;
+            }
+            let score = clarity(&found);
+            if best.as_ref().is_none_or(|(_, s)| score > *s) {
+                best = Some((lattice, score));
+            }
+        }
+    }
+    best.filter(|&(_, score)| score >= MIN_CLARITY)
+}
+
+/// The smallest share of the outline's width the squares may fill: a board's margin is
+/// rarely more than a square each side of eight (8 / 10).
+const MIN_FILL: f64 = 0.75;
+/// Spacings tried between the outline lines, and offsets each side of the middle.
+const SPACING_STEPS: usize = 60;
+const OFFSET_STEPS: i32 = 6;
+/// How far off the outline's middle the squares may sit, in squares.
+const MAX_OFF_CENTRE: f64 = 0.15;
+/// How far a lattice's lines must stand out, in the profile's own spread, for the
+/// squares to be taken as fitted. (On development renders, seeds 101-110, 1 found 10 more
+/// boards than 2 and misplaced 4 more.)
+const MIN_CLARITY: f64 = 2.0;
+
+/// The grid of `n` lines fitted inside the board's outline when its lines are too faint
+/// for segments of their own (a dim board, worn lines, squares close in colour): the
+/// longest lines of each family are taken two by two as the outline, and inside each pair
+/// the run of `n` equally spaced lines the picture shows best along the other pair's
+/// width. Every direction pair is tried; the clearest fit wins.
+fn fit_inside_outline(
+    response: &LineResponse,
+    segments: &[[f64; 4]],
+    n: usize,
+) -> Option<BoardGeometry> {
+    const OUTLINE_LINES: usize = 5;
+    const BINS: usize = 600;
+    if segments.len() < 4 {
+        return None;
+    }
+    let directions = dominant_directions(segments);
+    let mut best: Option<(f64, BoardGeometry)> = None;
+    for i in 0..directions.len() {
+        for j in i + 1..directions.len() {
+            // An outline is two lines each way.
+            let Ok(rectified) = rectify(response, segments, (directions[i], directions[j]), 2)
+            else {
+                continue;
+            };
+            let row_lines =
+                strongest_lines(&rectified.positions(&rectified.family1, 1), OUTLINE_LINES);
+            let column_lines =
+                strongest_lines(&rectified.positions(&rectified.family2, 0), OUTLINE_LINES);
+            let pairs = |lines: &[(f64, f64)]| -> Vec<(f64, f64)> {
+                let mut pairs = Vec::new();
+                for a in lines {
+                    for b in lines {
+                        if a.0 < b.0 {
+                            pairs.push((a.0, b.0));
+                        }
+                    }
+                }
+                pairs
+            };
+            let extent = |lines: &[(f64, f64)]| -> Option<(f64, f64)> {
+                let lo = lines.iter().map(|l| l.0).fold(f64::MAX, f64::min);
+                let hi = lines.iter().map(|l| l.0).fold(f64::MIN, f64::max);
+                (hi > lo).then_some((lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)))
+            };
+            let (Some(row_range), Some(column_range)) = (extent(&row_lines), extent(&column_lines))
+            else {
+                continue;
+            };
+            // The middle of the outline's width: its margins hold no lines.
+            let middle = |(a, b): (f64, f64)| (a + 0.1 * (b - a), b - 0.1 * (b - a));
+            let row_pairs = pairs(&row_lines);
+            let column_pairs = pairs(&column_lines);
+            let row_fits: Vec<Vec<Option<(Lattice, f64)>>> = column_pairs
+                .iter()
+                .map(|&columns| {
+                    let profile = line_profile(
+                        response,
+                        &rectified.to_image,
+                        true,
+                        row_range,
+                        middle(columns),
+                        BINS,
+                    );
+                    row_pairs
+                        .iter()
+                        .map(|&rows| lattice_in_profile(&profile, row_range, rows, n))
+                        .collect()
+                })
+                .collect();
+            for (r, &rows_pair) in row_pairs.iter().enumerate() {
+                let profile = line_profile(
+                    response,
+                    &rectified.to_image,
+                    false,
+                    column_range,
+                    middle(rows_pair),
+                    BINS,
+                );
+                for (c, &columns_pair) in column_pairs.iter().enumerate() {
+                    let Some((rows, row_clarity)) = row_fits[c][r] else {
+                        continue;
+                    };
+                    let Some((columns, column_clarity)) =
+                        lattice_in_profile(&profile, column_range, columns_pair, n)
+                    else {
+                        continue;
+                    };
+                    let score = row_clarity + column_clarity;
+                    if best.as_ref().is_some_and(|(s, _)| *s >= score) {
+                        continue;
+                    }
+                    let rough = RoughGrid {
+                        to_image: rectified.to_image,
+                        columns,
+                        rows,
+                    };
+                    let Some(h) = grid_homography(&rough, n, 0, 0) else {
+                        continue;
+                    };
+                    best = Some((
+                        score,
+                        BoardGeometry {
+                            size: n,
+                            homography: h,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    let (_, geometry) = best?;
+    // Squares of a few pixels are texture, not a board.
+    let [a, b, _, d] = geometry.corners();
+    let side = (b[0] - a[0])
+        .hypot(b[1] - a[1])
+        .min((d[0] - a[0]).hypot(d[1] - a[1]));
+    (side / (n - 1) as f64 >= MIN_FAINT_SQUARE).then(|| image_order(&geometry))
+}
+
+/// The smallest square side, in working pixels, fitted inside an outline.
+const MIN_FAINT_SQUARE: f64 = 8.0;
+
 /// The segments in groups that touch, each within `reach` pixels of another of its group.
 fn touching_groups(segments: &[[f64; 4]], reach: f64) -> Vec<Vec<usize>> {
     let mut parent: Vec<usize> = (0..segments.len()).collect();
@@ -970,14 +1291,39 @@ fn segment_distance(a: &[f64; 4], b: &[f64; 4]) -> f64 {
         .min(to_segment(b1, a0, a1))
 }
 
-/// The grid whose rows and columns run along the two given directions, with its score:
-/// the summed coverage of its lines.
-fn fit_grid_along(
+/// A view of the board's plane in which both families of lines are parallel to the axes
+/// and equally spaced lines are equally spaced: family 1 runs along `u` (rows, at some
+/// `v`), family 2 along `v` (columns, at some `u`).
+struct Rectified {
+    to_rectified: Homography,
+    to_image: Homography,
+    family1: Vec<[f64; 4]>,
+    family2: Vec<[f64; 4]>,
+}
+
+impl Rectified {
+    /// Each segment's position across its family's direction (`axis` 1 for family 1's
+    /// rows, 0 for family 2's columns), weighted by its length.
+    fn positions(&self, family: &[[f64; 4]], axis: usize) -> Vec<(f64, f64)> {
+        family
+            .iter()
+            .map(|s| {
+                let a = apply(&self.to_rectified, [s[0], s[1]]);
+                let b = apply(&self.to_rectified, [s[2], s[3]]);
+                ((a[axis] + b[axis]) / 2.0, segment_length(s))
+            })
+            .collect()
+    }
+}
+
+/// The segments running along the two given directions, their vanishing points, and the
+/// view that makes both families parallel.
+fn rectify(
     response: &LineResponse,
     segments: &[[f64; 4]],
-    size: Option<usize>,
     (first, second): (f64, f64),
-) -> Result<(f64, BoardGeometry), String> {
+    min_family: usize,
+) -> Result<Rectified, String> {
     let family = |direction: f64, other: f64| -> Vec<[f64; 4]> {
         segments
             .iter()
@@ -991,7 +1337,7 @@ fn fit_grid_along(
     };
     let (v1, family1) = vanishing_point(&family(first, second)).ok_or(NO_GRID)?;
     let (v2, family2) = vanishing_point(&family(second, first)).ok_or(NO_GRID)?;
-    if family1.len() < 4 || family2.len() < 4 {
+    if family1.len() < min_family || family2.len() < min_family {
         return Err(NO_GRID.into());
     }
 
@@ -1026,20 +1372,27 @@ fn fit_grid_along(
     let affine = invert(&basis).ok_or("the two line directions coincide")?;
     let to_rectified = mul(&affine, &mul(&projective, &normalise));
     let to_image = invert(&to_rectified).ok_or(NO_GRID)?;
+    Ok(Rectified {
+        to_rectified,
+        to_image,
+        family1,
+        family2,
+    })
+}
 
-    // Family 1 runs along u, so its lines are rows at some v; family 2 are columns at u.
-    let positions = |family: &[[f64; 4]], axis: usize| -> Vec<(f64, f64)> {
-        family
-            .iter()
-            .map(|s| {
-                let a = apply(&to_rectified, [s[0], s[1]]);
-                let b = apply(&to_rectified, [s[2], s[3]]);
-                ((a[axis] + b[axis]) / 2.0, segment_length(s))
-            })
-            .collect()
-    };
-    let mut rows = fit_lattice(&positions(&family1, 1)).ok_or(NO_GRID)?;
-    let mut columns = fit_lattice(&positions(&family2, 0)).ok_or(NO_GRID)?;
+/// The grid whose rows and columns run along the two given directions, with its score:
+/// the summed coverage of its lines.
+fn fit_grid_along(
+    response: &LineResponse,
+    segments: &[[f64; 4]],
+    size: Option<usize>,
+    directions: (f64, f64),
+) -> Result<(f64, BoardGeometry), String> {
+    let rectified = rectify(response, segments, directions, 4)?;
+    let (to_image, family1, family2) = (rectified.to_image, &rectified.family1, &rectified.family2);
+    let positions = |family: &[[f64; 4]], axis: usize| rectified.positions(family, axis);
+    let mut rows = fit_lattice(&positions(family1, 1)).ok_or(NO_GRID)?;
+    let mut columns = fit_lattice(&positions(family2, 0)).ok_or(NO_GRID)?;
 
     // Lattice indices that segments support, widened a little: the board lies among them.
     let span = |family: &[[f64; 4]], axis: usize, lattice: &Lattice| -> (i64, i64) {
@@ -1057,18 +1410,38 @@ fn fit_grid_along(
             columns,
             rows,
         };
-        let row_span = span(&family1, 1, &rows);
-        let column_span = span(&family2, 0, &columns);
-        if row_span.1 - row_span.0 > 80 || column_span.1 - column_span.0 > 80 {
-            return Err(String::from(NO_GRID));
+        let mut row_span = span(family1, 1, &rows);
+        let mut column_span = span(family2, 0, &columns);
+        // Hough may find segments on only part of a board (a steep view shortens the far
+        // square edges below the shortest segment kept): the lattice is followed on while
+        // its outermost lines still show in the picture, up to a board's worth beyond.
+        let mut growth = 0;
+        loop {
+            if row_span.1 - row_span.0 > 80 || column_span.1 - column_span.0 > 80 {
+                return Err(String::from(NO_GRID));
+            }
+            let row_coverage: Vec<f64> = (row_span.0..=row_span.1)
+                .map(|i| coverage(response, &rough, false, i, column_span))
+                .collect();
+            let column_coverage: Vec<f64> = (column_span.0..=column_span.1)
+                .map(|i| coverage(response, &rough, true, i, row_span))
+                .collect();
+            let shown = |coverage: &[f64], at: usize| coverage[at] >= MIN_LINE_COVERAGE;
+            let grow = [
+                shown(&row_coverage, 0),
+                shown(&row_coverage, row_coverage.len() - 1),
+                shown(&column_coverage, 0),
+                shown(&column_coverage, column_coverage.len() - 1),
+            ];
+            if !grow.contains(&true) || growth == MAX_SPAN_GROWTH {
+                return Ok((rough, row_span, column_span, row_coverage, column_coverage));
+            }
+            row_span.0 -= i64::from(grow[0]);
+            row_span.1 += i64::from(grow[1]);
+            column_span.0 -= i64::from(grow[2]);
+            column_span.1 += i64::from(grow[3]);
+            growth += 1;
         }
-        let row_coverage: Vec<f64> = (row_span.0..=row_span.1)
-            .map(|i| coverage(response, &rough, false, i, column_span))
-            .collect();
-        let column_coverage: Vec<f64> = (column_span.0..=column_span.1)
-            .map(|i| coverage(response, &rough, true, i, row_span))
-            .collect();
-        Ok((rough, row_span, column_span, row_coverage, column_coverage))
     };
     let (mut rough, mut row_span, mut column_span, mut row_coverage, mut column_coverage) =
         measure(rows, columns)?;
@@ -1206,6 +1579,10 @@ fn every_second_line(coverage: &[f64], first: i64, lattice: &Lattice) -> Option<
 /// A line beyond the window this close to the window's typical coverage (as a fraction)
 /// makes the window's place ambiguous.
 const AMBIGUOUS_EDGE: f64 = 0.6;
+
+/// How many times the measured lattice may be widened at its ends: a 19×19 board's worth
+/// of lines beyond the segments found.
+const MAX_SPAN_GROWTH: usize = 20;
 
 /// Below this fraction of its length showing line response, a line is taken as absent.
 /// Stones on an edge line hide at most about half of it in a real game.
@@ -1416,6 +1793,57 @@ mod tests {
             groups,
             vec![(0..10).collect::<Vec<_>>(), (10..20).collect()]
         );
+    }
+
+    /// A profile over 0..100 with strong outline peaks at 10 and 90 and, when `lines`,
+    /// faint peaks every 9 from 14 to 86 (the squares centred with a margin of 4).
+    fn outline_profile(lines: bool) -> Vec<f64> {
+        (0..=1000)
+            .map(|i| {
+                let at = f64::from(i) / 10.0;
+                let peak = |centre: f64, height: f64| height * (-(at - centre).powi(2) / 0.5).exp();
+                // Pieces' outlines between the lines, in two squares.
+                let clutter = peak(27.5, 3.0) + peak(63.5, 3.0);
+                let faint: f64 = if lines {
+                    (0..9).map(|k| peak(14.0 + 9.0 * f64::from(k), 4.0)).sum()
+                } else {
+                    0.0
+                };
+                10.0 + peak(10.0, 60.0) + peak(90.0, 60.0) + clutter + faint
+            })
+            .collect()
+    }
+
+    #[test]
+    fn faint_lines_are_fitted_centred_inside_the_outline() {
+        let (lattice, clarity) =
+            lattice_in_profile(&outline_profile(true), (0.0, 100.0), (10.0, 90.0), 9)
+                .expect("lattice");
+        assert!((lattice.spacing - 9.0).abs() < 0.1, "{lattice:?}");
+        assert!((lattice.offset - 14.0).abs() < 0.2, "{lattice:?}");
+        assert!(clarity >= MIN_CLARITY);
+        // The outline alone, with pieces between: no lattice.
+        assert!(
+            lattice_in_profile(&outline_profile(false), (0.0, 100.0), (10.0, 90.0), 9).is_none()
+        );
+    }
+
+    #[test]
+    fn the_longest_lines_merge_their_segments() {
+        let positions = [
+            (10.0, 50.0),
+            (10.2, 40.0),
+            (50.0, 20.0),
+            (90.0, 80.0),
+            (30.0, 5.0),
+        ];
+        let lines = strongest_lines(&positions, 2);
+        assert_eq!(lines.len(), 2);
+        assert!(
+            (lines[0].0 - 10.09).abs() < 0.01 && lines[0].1 == 90.0,
+            "{lines:?}"
+        );
+        assert_eq!(lines[1], (90.0, 80.0));
     }
 
     #[test]
