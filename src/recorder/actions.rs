@@ -106,8 +106,11 @@ pub fn apply_action(
 /// The 8×8 game a record folder holds, from its first session's start; `None` for Go or
 /// a folder that cannot be read (Go's reopening then says why).
 fn eight_game_of(dir: &Path) -> Option<crate::geometry::eight::EightGame> {
-    let text = std::fs::read_to_string(dir.join(crate::record::events::EVENTS_FILE)).ok()?;
-    let first: Event = serde_json::from_str(text.lines().next()?).ok()?;
+    use std::io::BufRead;
+    // Only the session start is wanted, not the whole chain.
+    let file = std::fs::File::open(dir.join(crate::record::events::EVENTS_FILE)).ok()?;
+    let line = std::io::BufReader::new(file).lines().next()?.ok()?;
+    let first: Event = serde_json::from_str(&line).ok()?;
     first.detail.get("game")?.as_str()?.parse().ok()
 }
 

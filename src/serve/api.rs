@@ -377,8 +377,8 @@ async fn pgn(hall: State<Arc<Hall>>, name: Path<String>) -> Answer {
 fn record(State(hall): State<Arc<Hall>>, Path(name): Path<String>, asked: GameKind) -> Answer {
     let board = find(&hall, &name)?;
     let file = board.game.record_file();
+    let extension = file.rsplit('.').next().unwrap_or(file);
     if board.game != asked {
-        let extension = file.rsplit('.').next().unwrap_or(file);
         return Err(missing(format!(
             "board {name} plays {}: its record is record.{extension}",
             board.game.as_str()
@@ -386,7 +386,6 @@ fn record(State(hall): State<Arc<Hall>>, Path(name): Path<String>, asked: GameKi
     }
     let bytes = std::fs::read(board.dir.join(file))
         .map_err(|_| missing(format!("board {name} has no record yet")))?;
-    let extension = file.rsplit('.').next().unwrap_or(file);
     Ok(download(
         bytes,
         board.game.record_media_type(),

@@ -250,14 +250,9 @@ impl Position8 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::game::tests::event;
     use super::*;
     use serde_json::json;
-
-    fn event(seq: u64, kind: Kind) -> Event {
-        let mut event = Event::new(kind);
-        event.seq = seq;
-        event
-    }
 
     fn start(seq: u64, game: &str, first: &str) -> Event {
         event(seq, Kind::Note)

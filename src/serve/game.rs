@@ -367,11 +367,12 @@ pub fn color_name(color: Color) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn event(seq: u64, kind: Kind) -> Event {
+    /// An event of `kind` at `seq` in the chain.
+    pub(in crate::serve) fn event(seq: u64, kind: Kind) -> Event {
         let mut event = Event::new(kind);
         event.seq = seq;
         event

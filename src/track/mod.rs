@@ -949,15 +949,7 @@ mod tests {
     fn a_moved_camera_is_found_again_turned_to_the_recorded_position() {
         let frame = still(5);
         let mut tracker = tracker();
-        let mut first = None;
-        for i in 0..4 {
-            first = tracker
-                .analyse(&frame, i as f64 * 0.1, i)
-                .unwrap()
-                .settled
-                .or(first);
-        }
-        let first = first.expect("settled");
+        let first = last_settled(&mut tracker, &frame, 0..4).expect("settled");
         // The camera is knocked round to the other side of the board.
         let mut moved = Mat::default();
         opencv::core::rotate(&frame, &mut moved, opencv::core::ROTATE_180).unwrap();
@@ -980,6 +972,22 @@ mod tests {
             "the game's own frame"
         );
     }
+    /// The last position the tracker settled on while shown `frame` for the looks `looks`,
+    /// a tenth of a second apart.
+    fn last_settled(
+        tracker: &mut Tracker,
+        frame: &Mat,
+        looks: std::ops::Range<u64>,
+    ) -> Option<Settled> {
+        looks.fold(None, |settled, i| {
+            tracker
+                .analyse(frame, i as f64 * 0.1, i)
+                .unwrap()
+                .settled
+                .or(settled)
+        })
+    }
+
     /// The picture moved by `dx`, `dy` pixels, its edges filled with their own colours.
     fn shifted(frame: &Mat, dx: f64, dy: f64) -> Mat {
         let shift = Mat::from_slice_2d(&[[1.0, 0.0, dx], [0.0, 1.0, dy]]).unwrap();
@@ -1001,15 +1009,7 @@ mod tests {
     fn an_arm_in_the_first_view_after_a_bump_is_not_taken_for_the_board() {
         let frame = still(7);
         let mut tracker = tracker();
-        let mut first = None;
-        for i in 0..4 {
-            first = tracker
-                .analyse(&frame, i as f64 * 0.1, i)
-                .unwrap()
-                .settled
-                .or(first);
-        }
-        let first = first.expect("settled");
+        let first = last_settled(&mut tracker, &frame, 0..4).expect("settled");
         // The board is bumped half a spacing, and the next player's arm is already
         // reaching in from the picture's edge, held still while the board is found again.
         let bumped = shifted(&frame, 20.0, 14.0);
@@ -1037,11 +1037,7 @@ mod tests {
         assert!(relocated, "the bumped board is found again");
         // The arm leaves; the board must settle as soon as any move would, not only once
         // the view has stayed perfectly still long enough to be believed over the arm.
-        let mut again = None;
-        for i in 20..25 {
-            let report = tracker.analyse(&bumped, i as f64 * 0.1, i).unwrap();
-            again = report.settled.or(again);
-        }
+        let again = last_settled(&mut tracker, &bumped, 20..25);
         assert_eq!(
             again.expect("settled within half a second").occupancy,
             first.occupancy
