@@ -7,86 +7,22 @@
 //! board after the same moves.
 
 mod common;
+mod gtp_support;
 
+use gtp_support::Gtp;
 use kradan::games::go::{Context, Explanation, FlagKind, Move, Point, Position, explain};
 use kradan::games::{Color, Occupancy};
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 /// Games per board size and their length: about 4,000 moves in all, each explained up to
 /// four ways, in a few seconds.
 const GAMES: [(usize, u64, usize); 3] = [(9, 60, 150), (13, 30, 220), (19, 15, 300)];
 const SEED: u64 = 0x65_7870_6c61_696e;
-
-/// A GNU Go process spoken to over GTP, with commands pipelined in batches (as in
-/// `tests/go_gnugo.rs`).
-struct Gtp {
-    child: Child,
-    input: BufWriter<ChildStdin>,
-    output: BufReader<ChildStdout>,
-}
-
-impl Gtp {
-    fn start(program: &Path) -> Gtp {
-        let mut child = Command::new(program)
-            .args(["--mode", "gtp", "--forbid-suicide", "--simple-ko"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-        Gtp {
-            input: BufWriter::new(child.stdin.take().expect("piped stdin")),
-            output: BufReader::new(child.stdout.take().expect("piped stdout")),
-            child,
-        }
-    }
-
-    fn batch(&mut self, commands: &[String]) -> Vec<Result<String, String>> {
-        for command in commands {
-            writeln!(self.input, "{command}").expect("GNU Go closed its input");
-        }
-        self.input.flush().expect("GNU Go closed its input");
-        commands.iter().map(|c| self.answer(c)).collect()
-    }
-
-    fn answer(&mut self, command: &str) -> Result<String, String> {
-        let mut text = String::new();
-        loop {
-            let mut line = String::new();
-            let read = self.output.read_line(&mut line).expect("GNU Go output");
-            assert!(read > 0, "GNU Go exited while answering `{command}`");
-            if line.trim_end().is_empty() && !text.is_empty() {
-                break;
-            }
-            text.push_str(&line);
-        }
-        let body = text[1..].trim().to_string();
-        match text.as_bytes()[0] {
-            b'=' => Ok(body),
-            b'?' => Err(body),
-            _ => panic!("`{command}`: not a GTP answer: {text:?}"),
-        }
-    }
-
-    fn must(&mut self, command: &str) -> String {
-        self.batch(&[command.to_string()])
-            .remove(0)
-            .unwrap_or_else(|e| panic!("GNU Go refused `{command}`: {e}"))
-    }
-}
-
-impl Drop for Gtp {
-    fn drop(&mut self) {
-        let _ = writeln!(self.input, "quit").and_then(|()| self.input.flush());
-        let _ = self.child.wait();
-    }
-}
 
 fn gtp_color(color: Color) -> &'static str {
     match color {

@@ -3,7 +3,9 @@
 //! stones, prisoners and legality of moves compared after every move.
 
 mod common;
+mod gtp_support;
 
+use gtp_support::Gtp;
 use kradan::games::Color;
 use kradan::games::go::{Illegal, Move, Point, Position, handicap_points};
 use rand::rngs::SmallRng;
@@ -11,9 +13,7 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 const SIZES: [usize; 3] = [9, 13, 19];
@@ -24,82 +24,6 @@ const SEED: u64 = 0x4b52_4144_414e;
 /// (which may have made a ko); in between, a handful of chosen points are probed, which
 /// keeps 300 games to half a minute.
 const ALL_LEGAL_EVERY: usize = 8;
-
-/// A GNU Go process spoken to over GTP. Commands are pipelined: a whole batch is written
-/// before the answers are read, which saves a context switch per command.
-struct Gtp {
-    child: Child,
-    input: BufWriter<ChildStdin>,
-    output: BufReader<ChildStdout>,
-}
-
-impl Gtp {
-    /// GNU Go's defaults already forbid suicide and use simple ko, but they are spelled out
-    /// so that a changed default cannot silently change what is being compared.
-    fn start(program: &Path) -> Gtp {
-        let mut child = Command::new(program)
-            .args(["--mode", "gtp", "--forbid-suicide", "--simple-ko"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-        Gtp {
-            input: BufWriter::new(child.stdin.take().expect("piped stdin")),
-            output: BufReader::new(child.stdout.take().expect("piped stdout")),
-            child,
-        }
-    }
-
-    /// Sends every command, then reads one answer per command: `Ok` for `= …`, `Err` for
-    /// `? …`, with the text after the status.
-    fn batch(&mut self, commands: &[String]) -> Vec<Result<String, String>> {
-        for command in commands {
-            writeln!(self.input, "{command}").expect("GNU Go closed its input");
-        }
-        self.input.flush().expect("GNU Go closed its input");
-        commands.iter().map(|c| self.answer(c)).collect()
-    }
-
-    fn answer(&mut self, command: &str) -> Result<String, String> {
-        let mut text = String::new();
-        loop {
-            let mut line = String::new();
-            let read = self.output.read_line(&mut line).expect("GNU Go output");
-            assert!(read > 0, "GNU Go exited while answering `{command}`");
-            if line.trim_end().is_empty() && !text.is_empty() {
-                break;
-            }
-            text.push_str(&line);
-        }
-        // Only the line ends go: `showboard` indents its first line of coordinates.
-        let body = text[1..]
-            .trim_start_matches(' ')
-            .trim_start_matches('\n')
-            .trim_end()
-            .to_string();
-        match text.as_bytes()[0] {
-            b'=' => Ok(body),
-            b'?' => Err(body),
-            _ => panic!("`{command}`: not a GTP answer: {text:?}"),
-        }
-    }
-
-    fn ask(&mut self, command: &str) -> Result<String, String> {
-        self.batch(&[command.to_string()]).remove(0)
-    }
-
-    fn must(&mut self, command: &str) -> String {
-        self.ask(command)
-            .unwrap_or_else(|e| panic!("GNU Go refused `{command}`: {e}"))
-    }
-}
-
-impl Drop for Gtp {
-    fn drop(&mut self) {
-        let _ = writeln!(self.input, "quit").and_then(|()| self.input.flush());
-        let _ = self.child.wait();
-    }
-}
 
 fn gtp_color(color: Color) -> &'static str {
     match color {

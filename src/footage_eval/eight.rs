@@ -18,12 +18,11 @@ use crate::games::makhos::{
     self, Men, Move as HosMove, PdnGame, Position as HosPosition, WrittenMove,
 };
 use crate::games::makruk::{self, Move as RukMove, Position as RukPosition};
+use crate::peers::Uci;
 use crate::reading::synth::Rng;
 use crate::render::{self, script::AnomalyRequest};
 use crate::replay::Game;
-use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// The anomalies the renderer stages on an 8×8 board that owe a flag (`kradan render
 /// --anomaly list`); bumps come from the clip's style, as for Go.
@@ -213,93 +212,49 @@ fn stockfish_game(
     moves: usize,
     seed: u64,
 ) -> anyhow::Result<(String, Vec<RukMove>)> {
-    let mut child = Command::new(program)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let result = (|| {
-        let mut input = BufWriter::new(
-            child
-                .stdin
-                .take()
-                .ok_or_else(|| anyhow::anyhow!("no stdin"))?,
-        );
-        let mut output = BufReader::new(
-            child
-                .stdout
-                .take()
-                .ok_or_else(|| anyhow::anyhow!("no stdout"))?,
-        );
-        let mut send = |line: &str| -> anyhow::Result<()> {
-            writeln!(input, "{line}")?;
-            input.flush()?;
-            Ok(())
-        };
-        // The answer line that starts with `word`, and the id line when asked for.
-        let mut until = |word: &str| -> anyhow::Result<(String, Option<String>)> {
-            let mut name = None;
-            loop {
-                let mut line = String::new();
-                anyhow::ensure!(
-                    output.read_line(&mut line)? > 0,
-                    "Fairy-Stockfish stopped answering"
-                );
-                if let Some(id) = line.strip_prefix("id name ") {
-                    name = Some(id.trim().to_string());
-                }
-                if line.split_whitespace().next() == Some(word) {
-                    return Ok((line.trim().to_string(), name));
-                }
-            }
-        };
-        send("uci")?;
-        let (_, name) = until("uciok")?;
-        send("setoption name UCI_Variant value makruk")?;
-        send("setoption name Threads value 1")?;
-        send("setoption name Hash value 16")?;
-        send("ucinewgame")?;
-        send("isready")?;
-        until("readyok")?;
+    let mut uci = Uci::start(program)?;
+    uci.send(&[
+        "setoption name UCI_Variant value makruk",
+        "setoption name Threads value 1",
+        "setoption name Hash value 16",
+        "ucinewgame",
+        "isready",
+    ])?;
+    uci.until("readyok")?;
 
-        let mut rng = Rng::new(seed ^ 0xf5f5_0008);
-        let budget = 200 + rng.below(4000);
-        let opening = opening_moves(&mut rng);
-        let mut position = RukPosition::start();
-        let mut played: Vec<RukMove> = Vec::new();
-        while played.len() < moves {
-            let legal = position.legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            let mv = if played.len() < opening {
-                legal[rng.below(legal.len())]
-            } else {
-                let line: Vec<String> = played.iter().map(RukMove::uci).collect();
-                send(&format!("position startpos moves {}", line.join(" ")))?;
-                let nodes = budget / 2 + rng.below(budget);
-                send(&format!("go nodes {nodes}"))?;
-                let (answer, _) = until("bestmove")?;
-                let best = answer.split_whitespace().nth(1).unwrap_or("(none)");
-                // Our engine judges the record the renderer replays: a move it does not
-                // know ends the game there.
-                match legal.iter().find(|m| m.uci() == best) {
-                    Some(mv) => *mv,
-                    None => break,
-                }
-            };
-            position.play(&mv);
-            played.push(mv);
+    let mut rng = Rng::new(seed ^ 0xf5f5_0008);
+    let budget = 200 + rng.below(4000);
+    let opening = opening_moves(&mut rng);
+    let mut position = RukPosition::start();
+    let mut played: Vec<RukMove> = Vec::new();
+    while played.len() < moves {
+        let legal = position.legal_moves();
+        if legal.is_empty() {
+            break;
         }
-        let _ = send("quit");
-        let name = name.unwrap_or_else(|| "Fairy-Stockfish".into());
-        let who =
-            format!("{name} self-play, {budget} nodes a move after {opening} seeded opening moves");
-        Ok((who, played))
-    })();
-    let _ = child.kill();
-    let _ = child.wait();
-    result
+        let mv = if played.len() < opening {
+            legal[rng.below(legal.len())]
+        } else {
+            let line: Vec<String> = played.iter().map(RukMove::uci).collect();
+            uci.send(&[format!("position startpos moves {}", line.join(" "))])?;
+            let nodes = budget / 2 + rng.below(budget);
+            uci.send(&[format!("go nodes {nodes}")])?;
+            let answer = uci.until("bestmove")?;
+            let best = answer.split_whitespace().nth(1).unwrap_or("(none)");
+            // Our engine judges the record the renderer replays: a move it does not
+            // know ends the game there.
+            match legal.iter().find(|m| m.uci() == best) {
+                Some(mv) => *mv,
+                None => break,
+            }
+        };
+        position.play(&mv);
+        played.push(mv);
+    }
+    let name = uci.name.clone().unwrap_or_else(|| "Fairy-Stockfish".into());
+    let who =
+        format!("{name} self-play, {budget} nodes a move after {opening} seeded opening moves");
+    Ok((who, played))
 }
 
 /// The moves of a PDN or PGN record, as written.

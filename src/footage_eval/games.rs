@@ -5,15 +5,14 @@
 use crate::games::Color;
 use crate::games::go::sgf::{self, GoRecord, RecordedMove};
 use crate::games::go::{Move, Point, Position};
+use crate::peers::Gtp;
 use crate::reading::synth::Rng;
 use crate::render::scene::{SceneRequest, Style};
 use crate::render::script::AnomalyRequest;
 use crate::render::{self, Codec, RenderOptions};
 use crate::replay::Game;
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// The anomalies a generated game may have staged: every Go kind that owes a flag. Bumps
 /// come from the clip's style instead (a third of the clips), since they owe none.
@@ -380,87 +379,47 @@ fn gnugo_game(
     moves: usize,
     seed: u64,
 ) -> anyhow::Result<(String, Vec<(Color, Point)>)> {
-    let mut child = Command::new(program)
-        .args([
-            "--mode",
-            "gtp",
-            "--level",
-            GNUGO_LEVEL,
-            "--forbid-suicide",
-            "--simple-ko",
-            // Plays on to take dead stones off instead of passing: the endgame captures
-            // and eyes that ko retakes and suicides need.
-            "--capture-all-dead",
-        ])
-        .arg("--seed")
-        .arg(gnugo_seed(seed).to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let result = (|| {
-        let mut input = BufWriter::new(
-            child
-                .stdin
-                .take()
-                .ok_or_else(|| anyhow::anyhow!("no stdin"))?,
-        );
-        let mut output = BufReader::new(
-            child
-                .stdout
-                .take()
-                .ok_or_else(|| anyhow::anyhow!("no stdout"))?,
-        );
-        let mut ask = |command: &str| -> anyhow::Result<String> {
-            writeln!(input, "{command}")?;
-            input.flush()?;
-            let mut answer = String::new();
-            loop {
-                let mut line = String::new();
-                anyhow::ensure!(output.read_line(&mut line)? > 0, "GNU Go stopped answering");
-                if line.trim().is_empty() && !answer.is_empty() {
-                    break;
-                }
-                answer.push_str(&line);
-            }
-            let answer = answer.trim();
-            match answer.strip_prefix('=') {
-                Some(body) => Ok(body.trim().to_string()),
-                None => anyhow::bail!("GNU Go refused {command:?}: {answer}"),
-            }
+    let args = [
+        "--level",
+        GNUGO_LEVEL,
+        "--forbid-suicide",
+        "--simple-ko",
+        // Plays on to take dead stones off instead of passing: the endgame captures
+        // and eyes that ko retakes and suicides need.
+        "--capture-all-dead",
+        "--seed",
+    ]
+    .map(String::from);
+    let mut args = args.to_vec();
+    args.push(gnugo_seed(seed).to_string());
+    let mut gtp = Gtp::start(program, &args)?;
+    // The version goes into the record: another GNU Go may play another game.
+    let version = gtp.must("version")?;
+    gtp.must(&format!("boardsize {size}"))?;
+    gtp.must("clear_board")?;
+    gtp.must("komi 6.5")?;
+    let mut position = Position::new(size);
+    let mut played = Vec::new();
+    let mut color = Color::Black;
+    while played.len() < moves {
+        let name = if color == Color::Black {
+            "black"
+        } else {
+            "white"
         };
-        // The version goes into the record: another GNU Go may play another game.
-        let version = ask("version")?;
-        ask(&format!("boardsize {size}"))?;
-        ask("clear_board")?;
-        ask("komi 6.5")?;
-        let mut position = Position::new(size);
-        let mut played = Vec::new();
-        let mut color = Color::Black;
-        while played.len() < moves {
-            let name = if color == Color::Black {
-                "black"
-            } else {
-                "white"
-            };
-            let answer = ask(&format!("genmove {name}"))?;
-            let Some(point) = Point::from_gtp(&answer, size) else {
-                break; // a pass or a resignation
-            };
-            // Our engine judges the record the renderer replays; a move it refuses would
-            // stop the render, so the game stops there instead.
-            if position.play(color, Move::Play(point)).is_err() {
-                break;
-            }
-            played.push((color, point));
-            color = color.opponent();
+        let answer = gtp.must(&format!("genmove {name}"))?;
+        let Some(point) = Point::from_gtp(&answer, size) else {
+            break; // a pass or a resignation
+        };
+        // Our engine judges the record the renderer replays; a move it refuses would
+        // stop the render, so the game stops there instead.
+        if position.play(color, Move::Play(point)).is_err() {
+            break;
         }
-        let _ = ask("quit");
-        Ok((version, played))
-    })();
-    let _ = child.kill();
-    let _ = child.wait();
-    result
+        played.push((color, point));
+        color = color.opponent();
+    }
+    Ok((version, played))
 }
 
 /// Random legal moves that do not fill the player's own one-point eyes, so groups live and
@@ -542,6 +501,20 @@ mod tests {
         let record = sgf::read(&longer.sgf(40)).unwrap();
         assert_eq!(record.moves.len(), 40);
         let report = crate::games::go::replay::replay(&longer.sgf(60)).unwrap();
+        assert!(!report.has_illegal_moves());
+    }
+
+    #[test]
+    fn gnugo_games_are_repeatable_by_seed() {
+        let Some(gnugo) = crate::peers::locate("gnugo") else {
+            eprintln!("skipped: gnugo is not installed");
+            return;
+        };
+        let first = play_game(9, 12, 3, Some(&gnugo));
+        assert!(first.generator.contains("GNU Go"), "{}", first.generator);
+        assert_eq!(first.moves.len(), 12);
+        assert_eq!(first, play_game(9, 12, 3, Some(&gnugo)));
+        let report = crate::games::go::replay::replay(&first.sgf(12)).unwrap();
         assert!(!report.has_illegal_moves());
     }
 

@@ -1102,25 +1102,19 @@ fn stage_hos_move(
     let to = hos_cell(play.to());
     let number = stage.number + 1;
     if let Some(asked) = takeback {
-        let wrong = wrong_square(stage, from, to, &touched, &[]).ok_or_else(|| {
-            format!(
-                "takeback@{asked}: no empty square near the move to set the piece down on first"
-            )
-        })?;
-        let touch = stage.carry(from, wrong, None);
-        let mark = stage.anomaly(
-            "takeback",
-            number,
-            &[from, wrong, to],
-            format!(
-                "the piece is set down on {} first, then moved on to {} (HOS 3.2: a move off the rules)",
-                stage.game.name(wrong),
-                stage.game.name(to)
-            ),
-        );
-        stage.visit(play.mover, vec![touch], vec![mark]);
-        stage.pause(0.3, 0.9);
-        from = wrong;
+        from = stage_takeback(
+            stage,
+            play.mover,
+            (from, to),
+            &touched,
+            &[],
+            asked,
+            |wrong, to| {
+                format!(
+                    "the piece is set down on {wrong} first, then moved on to {to} (HOS 3.2: a move off the rules)"
+                )
+            },
+        )?;
     }
     stage.number = number;
     let mut marks = vec![Mark::Move {
@@ -1163,6 +1157,33 @@ fn stage_hos_move(
     }
     stage.visit(play.mover, touches, marks);
     Ok(())
+}
+
+/// A takeback staged before move `stage.number + 1`: the piece goes down on a wrong square
+/// near the move (`preferred` first) and is picked up again. Returns that square, where the
+/// move then starts; `describe` words the anomaly from the two squares' names.
+fn stage_takeback(
+    stage: &mut Stage,
+    mover: Color,
+    (from, to): (Cell, Cell),
+    touched: &HashSet<Cell>,
+    preferred: &[Cell],
+    asked: usize,
+    describe: impl Fn(&str, &str) -> String,
+) -> Result<Cell, String> {
+    let wrong = wrong_square(stage, from, to, touched, preferred).ok_or_else(|| {
+        format!("takeback@{asked}: no empty square near the move to set the piece down on first")
+    })?;
+    let touch = stage.carry(from, wrong, None);
+    let mark = stage.anomaly(
+        "takeback",
+        stage.number + 1,
+        &[from, wrong, to],
+        describe(&stage.game.name(wrong), &stage.game.name(to)),
+    );
+    stage.visit(mover, vec![touch], vec![mark]);
+    stage.pause(0.3, 0.9);
+    Ok(wrong)
 }
 
 /// An empty square near a move to set its piece down on by mistake: a neighbour of its
@@ -1530,25 +1551,19 @@ fn stage_ruk_move(
             .filter(|m| m.to != play.mv.to && m.capture.is_none())
             .map(|m| ruk_cell(m.to))
             .collect();
-        let wrong = wrong_square(stage, from, to, &touched, &others).ok_or_else(|| {
-            format!(
-                "takeback@{asked}: no empty square near the move to set the piece down on first"
-            )
-        })?;
-        let touch = stage.carry(from, wrong, None);
-        let mark = stage.anomaly(
-            "takeback",
-            number,
-            &[from, wrong, to],
-            format!(
-                "the piece is released on {} first, then moved on to {}; RULES.md gives no Makruk article for this: MAKRUK 6 (a piece released on a square may not be moved elsewhere) applies, with no stated penalty",
-                stage.game.name(wrong),
-                stage.game.name(to)
-            ),
-        );
-        stage.visit(play.mover, vec![touch], vec![mark]);
-        stage.pause(0.3, 0.9);
-        from = wrong;
+        from = stage_takeback(
+            stage,
+            play.mover,
+            (from, to),
+            &touched,
+            &others,
+            asked,
+            |wrong, to| {
+                format!(
+                    "the piece is released on {wrong} first, then moved on to {to}; RULES.md gives no Makruk article for this: MAKRUK 6 (a piece released on a square may not be moved elsewhere) applies, with no stated penalty"
+                )
+            },
+        )?;
     }
     stage.number = number;
     let mut marks = vec![Mark::Move {
