@@ -698,7 +698,7 @@ fn locate_in(image: &Mat, size: Option<usize>) -> opencv::Result<Option<BoardGeo
 }
 
 /// Gaps that changed against the reference view with no changed stone on any of their
-/// four corners: what a stone cannot do.
+/// four corners, and rim samples that changed: what a stone cannot do.
 fn unexplained_gaps(
     samples: &Samples,
     reference: &Samples,
@@ -723,7 +723,23 @@ fn unexplained_gaps(
             }
         }
     }
+    // An arm reaching for an edge point crosses the rim, which no stone reaches. Seen from
+    // a camera that moved, the rim lies elsewhere on the board's border or the table.
+    let rim = if inner_only {
+        Vec::new()
+    } else {
+        samples.rim_changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2)
+    };
     if std::env::var_os("KRADAN_TRACE_GAPS").is_some() {
+        let rim: Vec<String> = rim
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c)
+            .map(|(i, _)| format!("rim{}:{}", i % 4, i / 4))
+            .collect();
+        if !rim.is_empty() {
+            eprintln!("   rim: {}", rim.join(" "));
+        }
         let side = size + 1;
         let list: Vec<String> = changed
             .iter()
@@ -750,6 +766,7 @@ fn unexplained_gaps(
         .zip(&explained)
         .filter(|&(&c, &e)| c && !e)
         .count()
+        + rim.iter().filter(|&&c| c).count()
 }
 
 /// The grid whose point (0, 0) is the game's, given the image-ordered grid and the quarter
@@ -943,6 +960,59 @@ mod tests {
                 assert_eq!(again.occupancy, settled.occupancy);
             }
         }
+    }
+
+    #[test]
+    fn a_hand_held_still_over_an_edge_point_is_a_cover_not_a_stone() {
+        let frame = still(3);
+        let mut tracker = tracker();
+        let settled = last_settled(&mut tracker, &frame, 0..4).expect("settled");
+        let geometry = tracker.geometry().unwrap();
+        let col = (1..8)
+            .find(|&col| settled.occupancy.get(8, col).is_none())
+            .expect("a bare point on the edge");
+        // Fingertips over the point, the arm reaching in from beyond the edge: no gap
+        // changes but the rim does.
+        let at = |c: f64, r: f64| {
+            let [x, y] = geometry.to_image(c, r);
+            Point::new(x.round() as i32, y.round() as i32)
+        };
+        let spacing = {
+            let ([x0, y0], [x1, y1]) = (
+                geometry.to_image(col as f64, 8.0),
+                geometry.to_image(col as f64, 7.0),
+            );
+            (x1 - x0).hypot(y1 - y0)
+        };
+        let mut hand = frame.clone();
+        let skin = Scalar::new(60.0, 90.0, 160.0, 0.0);
+        let c = col as f64;
+        imgproc::circle(
+            &mut hand,
+            at(c, 8.0),
+            (0.4 * spacing) as i32,
+            skin,
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let arm = opencv::core::Vector::<Point>::from_iter([
+            at(c - 1.1, 8.65),
+            at(c + 1.1, 8.65),
+            at(c + 1.1, 10.5),
+            at(c - 1.1, 10.5),
+        ]);
+        imgproc::fill_convex_poly(&mut hand, &arm, skin, imgproc::LINE_8, 0).unwrap();
+        let views: Vec<View> = (4..10)
+            .map(|i| tracker.analyse(&hand, i as f64 * 0.1, i).unwrap())
+            .inspect(|report| assert!(report.settled.is_none(), "{report:?}"))
+            .map(|report| report.view)
+            .collect();
+        assert!(
+            views[1..].iter().all(|v| matches!(v, View::Covered { .. })),
+            "{views:?}"
+        );
     }
 
     #[test]

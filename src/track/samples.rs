@@ -152,6 +152,38 @@ impl Samples {
         )
     }
 
+    /// For every rim sample, whether something other than light changed it since
+    /// `earlier`, judged as [`Samples::changed_in_kind`] judges gaps, each against the
+    /// samples within `reach` of it along its own side. No stone reaches the rim: a change
+    /// there is an arm reaching in, even when it rests over an edge point whose stone
+    /// explains every gap it covers.
+    pub fn rim_changed_in_kind(
+        &self,
+        earlier: &Samples,
+        chroma: f32,
+        ratio: f32,
+        reach: usize,
+    ) -> Vec<bool> {
+        let mut changed = vec![false; self.rim.len()];
+        for side in 0..4 {
+            let along = |rim: &[[f32; 3]]| -> Vec<[f32; 3]> {
+                rim.iter().skip(side).step_by(4).copied().collect()
+            };
+            let line = changed_in_kind(
+                &along(&self.rim),
+                &along(&earlier.rim),
+                self.size,
+                chroma,
+                ratio,
+                reach,
+            );
+            for (i, c) in line.into_iter().enumerate() {
+                changed[i * 4 + side] = c;
+            }
+        }
+        changed
+    }
+
     /// How many gaps and rim samples differ from `earlier` by more than `threshold` grey
     /// levels, the overall gain taken out: what moved between two frames.
     pub fn moved(&self, earlier: &Samples, threshold: f32) -> usize {
@@ -325,7 +357,7 @@ fn box_mean(rectified: &Mat, x: f64, y: f64, half: i32) -> opencv::Result<[f32; 
     Ok(sum.map(|v| v as f32 / count))
 }
 
-/// Per sample of a `side`×`side` grid, whether something other than light changed it
+/// Per sample of a grid `side` wide, row by row, whether something other than light changed it
 /// (see [`Samples::changed_in_kind`]).
 fn changed_in_kind(
     now: &[[f32; 3]],
@@ -340,12 +372,13 @@ fn changed_in_kind(
         .zip(then)
         .map(|(now, then)| brightness(now).max(1.0) / brightness(then).max(1.0))
         .collect();
+    let rows = now.len().div_ceil(side.max(1));
     let mut window = Vec::with_capacity((2 * reach + 1).pow(2));
     (0..now.len())
         .map(|at| {
             let (x, y) = (at % side, at / side);
             window.clear();
-            for wy in y.saturating_sub(reach)..=(y + reach).min(side - 1) {
+            for wy in y.saturating_sub(reach)..=(y + reach).min(rows - 1) {
                 for wx in x.saturating_sub(reach)..=(x + reach).min(side - 1) {
                     window.push(ratios[wy * side + wx]);
                 }
@@ -503,6 +536,34 @@ mod tests {
         assert_eq!(groups.len(), 1);
         assert!(groups[0].len() >= 6);
         assert!(groups[0].iter().any(|&g| is_outer_gap(9, g)));
+    }
+
+    #[test]
+    fn a_hand_over_an_edge_point_changes_the_rim_and_a_stone_there_does_not() {
+        let cell = 32;
+        let empty = board(9, cell);
+        let mut played = empty.clone();
+        stone(&mut played, 2, 8, cell);
+        let before = Samples::measure(&empty, 9, cell).unwrap();
+        let after = Samples::measure(&played, 9, cell).unwrap();
+        let rim = after.rim_changed_in_kind(&before, 0.04, 1.8, 2);
+        assert!(rim.iter().all(|c| !c), "{rim:?}");
+        // A hand resting over the same edge point, the arm reaching in from the bottom.
+        let mut hand = empty.clone();
+        imgproc::rectangle(
+            &mut hand,
+            opencv::core::Rect::new(3 * cell - 14, 9 * cell - 14, 28, cell + 14),
+            Scalar::new(110.0, 140.0, 200.0, 0.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let after = Samples::measure(&hand, 9, cell).unwrap();
+        let rim = after.rim_changed_in_kind(&before, 0.04, 1.8, 2);
+        // The bottom side (the second of each four) at the hand's column only.
+        let changed: Vec<usize> = (0..rim.len()).filter(|&i| rim[i]).collect();
+        assert_eq!(changed, [2 * 4 + 1]);
     }
 
     #[test]
