@@ -1043,10 +1043,10 @@ impl EightRecording {
         self.write_record()
     }
 
-    /// Before the game starts: starts it when the settled reading fits the opening within
-    /// [`START_TOLERANCE`] squares; turns the board when it fits under another quarter
-    /// turn (the tracker had to assume one); joins a Mak-hos game in progress; else waits,
-    /// saying so once. True when the game has started.
+    /// Before the game starts: starts it when the settled reading fits the opening
+    /// ([`fits_opening`]); turns the board when it fits under another quarter turn (the
+    /// tracker had to assume one); joins a Mak-hos game in progress; else waits, saying so
+    /// once. True when the game has started.
     fn try_start(
         &mut self,
         settled: &Settled8,
@@ -1054,15 +1054,14 @@ impl EightRecording {
         on_line: &mut dyn FnMut(&str),
     ) -> Result<bool, RecorderError> {
         let seen = &settled.occupancy;
-        let misfit = |this: &Self, seen: &Occupancy| this.opening(seen).0.board().differences(seen);
-        let mismatches = misfit(self, seen);
-        if mismatches.len() <= START_TOLERANCE {
+        let fits =
+            |this: &Self, seen: &Occupancy| fits_opening(&this.opening(seen).0.board(), seen);
+        let mismatches = self.opening(seen).0.board().differences(seen);
+        if fits(self, seen) {
             self.start_game(seen, settled.since)?;
             return Ok(true);
         }
-        if let Some(quarters) =
-            (1..4).find(|&q| misfit(self, &seen.turned(q)).len() <= START_TOLERANCE)
-        {
+        if let Some(quarters) = (1..4).find(|&q| fits(self, &seen.turned(q))) {
             self.tracker.turn_further(quarters);
             let message = format!(
                 "the board is turned {quarters} quarter(s) further to the game's rows: the start position fits the reading that way"
@@ -1079,7 +1078,7 @@ impl EightRecording {
         if !self.waiting_noted {
             self.waiting_noted = true;
             let message = format!(
-                "waiting for the start position: the board read differs from it on {} squares (at most {START_TOLERANCE} are taken as misread or already moved); no move is recorded until a reading fits{}",
+                "waiting for the start position: the board read differs from it on {} squares (more than {MISSING_AT_START} of its pieces not seen, or more than {MISREAD_AT_START} squares misread); no move is recorded until a reading fits{}",
                 mismatches.len(),
                 match (self.game, &self.given) {
                     (_, Some(_)) => " the position --fen gave",
@@ -1362,12 +1361,31 @@ impl EightRecording {
     }
 }
 
-/// The most squares a settled reading may differ from the opening position by and still
-/// start the game from it: a first move already made (two squares) and two squares
-/// misread, which the stage's `added`, `removed` and `displaced` flags and its misread
-/// squares are for. More than that is not the opening seen with a few slips (Makruk seed
-/// 310100 read a column off: 37 squares) and every move recorded from it would be wrong.
-const START_TOLERANCE: usize = 4;
+/// Whether a settled reading (game rows) is the opening position `opening` seen with the
+/// slips the stage's `added`, `removed` and `displaced` flags are for: at most
+/// [`MISSING_AT_START`] of the opening's pieces not seen where they stand, and at most
+/// [`MISREAD_AT_START`] other squares read otherwise. The opening's pieces are what tell
+/// it; a lattice off by a square or a game in progress leaves many of them unseen
+/// (Makruk seed 310100, its lattice a column off: 37 squares, 18 of the pieces), while
+/// the reader's commoner slips add: a row of tall figures read again on the empty row
+/// behind them (Makruk seed 601: 8 squares), men of one colour read as the other in
+/// coloured light (seed 602: 12).
+fn fits_opening(opening: &Occupancy, seen: &Occupancy) -> bool {
+    let differences = opening.differences(seen);
+    let missing = differences
+        .iter()
+        .filter(|&&[row, col]| opening.get(row, col).is_some() && seen.get(row, col).is_none())
+        .count();
+    missing <= MISSING_AT_START && differences.len() - missing <= MISREAD_AT_START
+}
+
+/// Pieces of the opening a reading may miss: a first move already made and a piece
+/// hidden or misread.
+const MISSING_AT_START: usize = 4;
+
+/// Squares besides the missing pieces a reading of the opening may get wrong: a quarter of
+/// the board.
+const MISREAD_AT_START: usize = 16;
 
 /// How long (source seconds) a Mak-hos reading no start fits must hold, the same on every
 /// settled view, before it is joined as a game in progress: on top of the settle window,
