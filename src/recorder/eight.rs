@@ -1687,4 +1687,60 @@ mod tests {
         assert_eq!(after.piece_at(to).map(|p| p.color), Some(Color::White));
         assert_eq!(after.turn(), Color::Black);
     }
+
+    #[test]
+    fn a_reading_fits_the_opening_with_its_pieces_seen_and_a_few_squares_added() {
+        let start = makruk::Position::start().occupancy();
+        assert!(fits_opening(&start, &start));
+        // A row of figures read again on the empty row behind them.
+        let mut leaning = start.clone();
+        for col in 0..8 {
+            leaning.set(4, col, Some(Color::White));
+        }
+        assert!(fits_opening(&start, &leaning));
+        // Five of its pieces not seen.
+        let mut hidden = start.clone();
+        for col in 0..5 {
+            hidden.set(7, col, None);
+        }
+        assert!(!fits_opening(&start, &hidden));
+        // The lattice a square off: the pieces' rows read one row further.
+        let mut off = Occupancy::empty(8, 8);
+        for row in 1..8 {
+            for col in 0..8 {
+                off.set(row, col, start.get(row - 1, col));
+            }
+        }
+        assert!(!fits_opening(&start, &off));
+    }
+
+    #[test]
+    fn a_makhos_position_in_progress_is_joined_with_kings_on_their_far_row_only() {
+        // White's men start at the bottom and are crowned on row 0.
+        let start = makhos::Position::start(Men::Eight, Color::White).occupancy();
+        assert_eq!(start.get(7, 0).or(start.get(7, 1)), Some(Color::White));
+        let mut seen = Occupancy::empty(8, 8);
+        let dark = |row: usize| (0..8).find(|&col| Square::at(row, col).is_some()).unwrap();
+        seen.set(0, dark(0), Some(Color::White));
+        seen.set(5, dark(5), Some(Color::White));
+        seen.set(2, dark(2), Some(Color::Black));
+        let position = joinable(&seen, Color::Black).expect("a position a game reaches");
+        let kind = |row: usize| {
+            position
+                .piece_at(Square::at(row, dark(row)).unwrap())
+                .unwrap()
+                .kind
+        };
+        assert_eq!(kind(0), makhos::Kind::King);
+        assert_eq!(kind(5), makhos::Kind::Man);
+        assert_eq!(kind(2), makhos::Kind::Man);
+        assert_eq!(position.turn(), Color::Black);
+        // A piece on a light square, or a side with none, is no Mak-hos position.
+        let mut light = seen.clone();
+        light.set(3, (dark(3) + 1) % 8, Some(Color::Black));
+        assert!(joinable(&light, Color::White).is_none());
+        let mut lone = Occupancy::empty(8, 8);
+        lone.set(5, dark(5), Some(Color::White));
+        assert!(joinable(&lone, Color::White).is_none());
+    }
 }
