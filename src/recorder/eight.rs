@@ -1054,8 +1054,9 @@ impl EightRecording {
         on_line: &mut dyn FnMut(&str),
     ) -> Result<bool, RecorderError> {
         let seen = &settled.occupancy;
-        let fits =
-            |this: &Self, seen: &Occupancy| fits_opening(&this.opening(seen).0.board(), seen);
+        let fits = |this: &Self, seen: &Occupancy| {
+            fits_opening(this.game, &this.opening(seen).0.board(), seen)
+        };
         let mismatches = self.opening(seen).0.board().differences(seen);
         if fits(self, seen) {
             self.start_game(seen, settled.since)?;
@@ -1078,7 +1079,7 @@ impl EightRecording {
         if !self.waiting_noted {
             self.waiting_noted = true;
             let message = format!(
-                "waiting for the start position: the board read differs from it on {} squares (more than {MISSING_AT_START} of its pieces not seen, or more than {MISREAD_AT_START} squares misread); no move is recorded until a reading fits{}",
+                "waiting for the start position: the board read differs from it on {} squares, too many to be misread; no move is recorded until a reading fits{}",
                 mismatches.len(),
                 match (self.game, &self.given) {
                     (_, Some(_)) => " the position --fen gave",
@@ -1361,30 +1362,37 @@ impl EightRecording {
     }
 }
 
-/// Whether a settled reading (game rows) is the opening position `opening` seen with the
-/// slips the stage's `added`, `removed` and `displaced` flags are for: at most
-/// [`MISSING_AT_START`] of the opening's pieces not seen where they stand, and at most
-/// [`MISREAD_AT_START`] other squares read otherwise. The opening's pieces are what tell
-/// it; a lattice off by a square or a game in progress leaves many of them unseen
-/// (Makruk seed 310100, its lattice a column off: 37 squares, 18 of the pieces), while
-/// the reader's commoner slips add: a row of tall figures read again on the empty row
-/// behind them (Makruk seed 601: 8 squares), men of one colour read as the other in
-/// coloured light (seed 602: 12).
-fn fits_opening(opening: &Occupancy, seen: &Occupancy) -> bool {
+/// Whether a settled reading (game rows) is the opening position `opening` of `game`
+/// seen with the slips the stage's `added`, `removed` and `displaced` flags are for: at
+/// most [`MISSING_AT_START`] of the opening's pieces not seen where they stand, and at
+/// most [`MISREAD_AT_START`] other squares read otherwise (Mak-hos: as many in all). The
+/// opening's pieces are what tell it; a lattice off by a square leaves many of them
+/// unseen (Makruk seed 310100, its lattice a column off: 37 squares, 18 of the pieces),
+/// while the reader's commoner slips on Makruk's tall figures add: a row of them read
+/// again on the empty row behind (seed 601: 8 squares), figures of one colour read as
+/// the other in coloured light (seed 602: 12). Mak-hos discs cover their own square only,
+/// and a Mak-hos game 8 moves on has as few as 4 men off their home squares: there, 4
+/// squares in all, or the game in progress would be taken for the start.
+fn fits_opening(game: EightGame, opening: &Occupancy, seen: &Occupancy) -> bool {
     let differences = opening.differences(seen);
     let missing = differences
         .iter()
         .filter(|&&[row, col]| opening.get(row, col).is_some() && seen.get(row, col).is_none())
         .count();
-    missing <= MISSING_AT_START && differences.len() - missing <= MISREAD_AT_START
+    match game {
+        EightGame::Makhos => differences.len() <= MISSING_AT_START,
+        EightGame::Makruk => {
+            missing <= MISSING_AT_START && differences.len() - missing <= MISREAD_AT_START
+        }
+    }
 }
 
 /// Pieces of the opening a reading may miss: a first move already made and a piece
 /// hidden or misread.
 const MISSING_AT_START: usize = 4;
 
-/// Squares besides the missing pieces a reading of the opening may get wrong: a quarter of
-/// the board.
+/// Squares besides the missing pieces a reading of a Makruk opening may get wrong: a
+/// quarter of the board.
 const MISREAD_AT_START: usize = 16;
 
 /// How long (source seconds) a Mak-hos reading no start fits must hold, the same on every
@@ -1691,19 +1699,19 @@ mod tests {
     #[test]
     fn a_reading_fits_the_opening_with_its_pieces_seen_and_a_few_squares_added() {
         let start = makruk::Position::start().occupancy();
-        assert!(fits_opening(&start, &start));
+        assert!(fits_opening(EightGame::Makruk, &start, &start));
         // A row of figures read again on the empty row behind them.
         let mut leaning = start.clone();
         for col in 0..8 {
             leaning.set(4, col, Some(Color::White));
         }
-        assert!(fits_opening(&start, &leaning));
+        assert!(fits_opening(EightGame::Makruk, &start, &leaning));
         // Five of its pieces not seen.
         let mut hidden = start.clone();
         for col in 0..5 {
             hidden.set(7, col, None);
         }
-        assert!(!fits_opening(&start, &hidden));
+        assert!(!fits_opening(EightGame::Makruk, &start, &hidden));
         // The lattice a square off: the pieces' rows read one row further.
         let mut off = Occupancy::empty(8, 8);
         for row in 1..8 {
@@ -1711,7 +1719,7 @@ mod tests {
                 off.set(row, col, start.get(row - 1, col));
             }
         }
-        assert!(!fits_opening(&start, &off));
+        assert!(!fits_opening(EightGame::Makruk, &start, &off));
     }
 
     #[test]
