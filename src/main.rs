@@ -226,6 +226,11 @@ enum Command {
         /// Go: passes entered by an operator: lines "SECONDS black|white".
         #[arg(long)]
         passes: Option<PathBuf>,
+        /// Mak-hos or Makruk: the position the game starts from, for a camera started
+        /// mid-game (PDN FEN such as "W:W21,22,K30:B1-3" for Mak-hos, a Makruk FEN as
+        /// Fairy-Stockfish writes it); the recording waits until the board shows it.
+        #[arg(long)]
+        fen: Option<String>,
         /// Continue the record in --out after a stop or crash.
         #[arg(long)]
         resume: bool,
@@ -539,6 +544,7 @@ fn main() -> ExitCode {
             calibration,
             fps,
             passes,
+            fen,
             resume,
             rate,
             reader,
@@ -563,6 +569,7 @@ fn main() -> ExitCode {
                 calibration,
                 fps,
                 passes,
+                fen,
                 resume,
                 rate,
                 reader: reader.unwrap_or(defaults.reader),

@@ -289,3 +289,153 @@ fn a_killed_recording_resumes_the_same_record_and_chain() {
         "the record holds the moves before the kill: {pgn}"
     );
 }
+
+/// A record of `game` (a sample) from the position after its first `skip` moves, with the
+/// `keep` moves that follow, written to `path`: footage of a game already in progress.
+fn from_the_middle(game: &str, skip: usize, keep: usize, path: &Path) {
+    let text = std::fs::read_to_string(sample(game)).unwrap();
+    let written = if game.ends_with(".pdn") {
+        use kradan::games::makhos::{PdnGame, WrittenMove, read_pdn, write_pdn};
+        let original = read_pdn(&text).unwrap().remove(0);
+        let mut position = original.start;
+        for written in &original.moves[..skip] {
+            let mut found = None;
+            position.for_each_move(|mv, _| {
+                if WrittenMove::from(mv).to_string() == written.to_string() {
+                    found = Some(*mv);
+                }
+            });
+            position = position.play(&found.expect("a move of the record"));
+        }
+        let mut game = PdnGame::new(position);
+        game.moves = original.moves[skip..skip + keep].to_vec();
+        write_pdn(&game)
+    } else {
+        use kradan::games::makruk::{parse_san, read_pgn, write_pgn};
+        let original = read_pgn(&text).unwrap();
+        let mut position = original.start_position(&text).unwrap();
+        let mut start = position.clone();
+        let mut moves = Vec::new();
+        for (index, san) in original.moves.iter().take(skip + keep).enumerate() {
+            let mv = parse_san(&position, &san.text).unwrap();
+            position.play(&mv);
+            if index < skip {
+                start = position.clone();
+            } else {
+                moves.push(mv);
+            }
+        }
+        write_pgn(&[("Event", "in progress")], &start, &moves, "*")
+    };
+    std::fs::write(path, written).unwrap();
+}
+
+fn render_record(record: &Path, dir: &Path, seed: u32, moves: u32) -> PathBuf {
+    let seed = seed.to_string();
+    let moves = moves.to_string();
+    let args = [
+        "render",
+        record.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--style",
+        "clean",
+        "--codec",
+        "mjpeg",
+        "--resolution",
+        "640x480",
+        "--fps",
+        "10",
+        "--seed",
+        &seed,
+        "--moves",
+        &moves,
+    ];
+    let output = run(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    dir.join("footage.avi")
+}
+
+fn notes<'a>(events: &'a [Value], note: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .filter(|e| e["kind"] == "note" && e["detail"]["note"] == note)
+        .collect()
+}
+
+#[test]
+fn a_makruk_game_not_at_the_start_is_not_recorded_until_its_position_is_given() {
+    let work = tempfile::tempdir().unwrap();
+    let middle = work.path().join("middle.pgn");
+    from_the_middle("makruk/fairy-stockfish-game.pgn", 6, 4, &middle);
+    let clip = work.path().join("clip");
+    let footage = render_record(&middle, &clip, 3, 4);
+
+    // From the start position, nothing on the board fits: the recorder waits, says so
+    // once with the evidence, and records no move.
+    let out = work.path().join("waiting");
+    let output = record(&footage, "makruk", &out, &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let waited = events(&out);
+    let waiting = notes(&waited, "waiting-for-start");
+    assert_eq!(waiting.len(), 1, "{waited:#?}");
+    assert!(waiting[0]["detail"]["start_mismatches"].as_u64().unwrap() > 4);
+    assert_eq!(waiting[0]["evidence"].as_array().unwrap().len(), 1);
+    assert!(of_kind(&waited, "move").is_empty(), "{waited:#?}");
+    assert!(notes(&waited, "game-start").is_empty());
+    verify(&out);
+
+    // Given the position, the game is recorded from it move for move.
+    let fen = kradan::games::makruk::read_pgn(&std::fs::read_to_string(&middle).unwrap())
+        .unwrap()
+        .tag("FEN")
+        .unwrap()
+        .to_string();
+    let out = work.path().join("given");
+    let output = record(&footage, "makruk", &out, &["--fen", &fen]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let events = events(&out);
+    assert_eq!(recorded_moves(&events), truth_moves(&truth(&clip)));
+    let start = notes(&events, "game-start");
+    assert_eq!(start[0]["detail"]["fen"], fen.as_str());
+    let pgn = std::fs::read_to_string(out.join("game.pgn")).unwrap();
+    assert!(pgn.contains("[SetUp \"1\"]"), "{pgn}");
+    assert!(pgn.contains(&format!("[FEN \"{fen}\"]")), "{pgn}");
+    verify(&out);
+
+    // A FEN that is not one is refused.
+    let bad = record(
+        &footage,
+        "makruk",
+        &work.path().join("bad"),
+        &["--fen", "8/8 w"],
+    );
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+}
+
+#[test]
+fn a_makhos_game_in_progress_is_joined_as_set_up() {
+    let work = tempfile::tempdir().unwrap();
+    let middle = work.path().join("middle.pdn");
+    from_the_middle("makhos/annotated.pdn", 8, 8, &middle);
+    let clip = work.path().join("clip");
+    let footage = render_record(&middle, &clip, 9, 8);
+    let out = work.path().join("record");
+    let output = record(&footage, "makhos", &out, &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let events = events(&out);
+    let start = notes(&events, "game-start");
+    assert!(!start.is_empty(), "{events:#?}");
+    assert_eq!(start[0]["detail"]["joined"], true, "{:#?}", start[0]);
+    assert_eq!(notes(&events, "joined-in-progress").len(), 1);
+    // The moves made before the position held still long enough to join are in the
+    // position joined; every one after is recorded.
+    let truth = truth_moves(&truth(&clip));
+    let recorded = recorded_moves(&events);
+    assert!(recorded.len() >= 4, "{recorded:?} of {truth:?}");
+    assert_eq!(recorded[..], truth[truth.len() - recorded.len()..]);
+    let pdn = std::fs::read_to_string(out.join("game.pdn")).unwrap();
+    assert!(pdn.contains("[SetUp \"1\"]"), "{pdn}");
+    assert!(pdn.contains("[FEN \""), "{pdn}");
+    verify(&out);
+}

@@ -108,7 +108,17 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
             ));
             continue;
         }
-        let board = EightBoard::with_geometry(image, geometry)?;
+        let mut board = EightBoard::with_geometry(image, geometry)?;
+        let mut found_notes = found.notes;
+        if board.surface == Surface::Checkered
+            && let Some(moved) = onto_the_squares(image, &board.geometry)?
+        {
+            found_notes.push(
+                "the lattice was moved by a square onto the board: one row or column of it lay on the frame"
+                    .into(),
+            );
+            board = EightBoard::with_geometry(image, moved)?;
+        }
         // Square edges on a board that is not checkered are the edges of its drawn
         // lines, or something else with a lattice: not a board this kind finds. Inside an
         // outline they may well be a plain grid's faint lines (each line two steps), the
@@ -117,7 +127,6 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
             notes.push("square edges: a lattice was found but its squares do not alternate".into());
             continue;
         }
-        let mut found_notes = found.notes;
         if inside_outline {
             found_notes.push(
                 "the squares were fitted inside the board's outline: their lines or edges are too faint for segments"
@@ -157,19 +166,55 @@ fn smallest_square(geometry: &BoardGeometry) -> f64 {
 /// 1 (grain, light falling off); checkered ones 4 and more.
 const CHECKERED_STRENGTH: f64 = 2.5;
 
-/// How clearly the squares alternate.
-#[derive(Clone, Copy, Debug)]
-struct CheckerContrast {
-    strength: f64,
-    first_square_dark: bool,
-}
-
-/// The brightness of each square's four corners (pieces stand in the middle and rarely
-/// reach them), and how far the two parities of squares differ in it.
-fn checker_contrast(
+/// The lattice moved by whole squares so that all 64 of its squares alternate, when it
+/// is not so already. The frame round a checkered board is often the colour of its light
+/// squares and its edge against the outer squares is as sharp as theirs, so the run of 9
+/// edges found can take in the frame and leave out the last row or column of squares
+/// (Makruk seed 310100: the first frame's lattice lay a column to the left, every piece
+/// read a square off and the start position not recognised). On the frame only half the
+/// squares of that row or column can match their class.
+fn onto_the_squares(
     image: &Mat,
     geometry: &BoardGeometry,
-) -> opencv::Result<Option<CheckerContrast>> {
+) -> opencv::Result<Option<BoardGeometry>> {
+    let lab = lab_of(image)?;
+    let mut best = (alternating_squares(&lab, geometry), geometry.clone());
+    let found = best.0;
+    // A square each way at a time: a lattice off by two would have been two squares short
+    // of the edges found.
+    for _ in 0..2 {
+        let centre = best.1.clone();
+        let mut improved = false;
+        for (dc, dr) in [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)] {
+            let last = (SQUARES) as f64;
+            let corners = [
+                centre.to_image(dc, dr),
+                centre.to_image(last + dc, dr),
+                centre.to_image(last + dc, last + dr),
+                centre.to_image(dc, last + dr),
+            ];
+            let Some(moved) = BoardGeometry::from_corners(LINES, corners) else {
+                continue;
+            };
+            let fitting = alternating_squares(&lab, &moved);
+            if fitting >= best.0 + MOVE_MARGIN {
+                best = (fitting, moved);
+                improved = true;
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    Ok((best.0 > found).then_some(best.1))
+}
+
+/// How many more squares must alternate in a moved lattice before it replaces the one
+/// found: a row or column on the frame costs about half its 8, a piece over a corner one.
+const MOVE_MARGIN: usize = 3;
+
+/// The image in 8-bit Lab.
+fn lab_of(image: &Mat) -> opencv::Result<Mat> {
     let mut lab = Mat::default();
     if image.channels() == 1 {
         let mut bgr = Mat::default();
@@ -178,6 +223,12 @@ fn checker_contrast(
     } else {
         imgproc::cvt_color_def(image, &mut lab, imgproc::COLOR_BGR2Lab)?;
     }
+    Ok(lab)
+}
+
+/// Each square's tone (the median of its four corners, where pieces rarely reach) with its
+/// parity, `(row + col) % 2`; squares with a corner or more out of the picture left out.
+fn square_tones(lab: &Mat, geometry: &BoardGeometry) -> Vec<(usize, [f64; 3])> {
     let (width, height) = (lab.cols(), lab.rows());
     let at = |[x, y]: [f64; 2]| -> Option<[f64; 3]> {
         let (xi, yi) = (x.round() as i32, y.round() as i32);
@@ -193,7 +244,7 @@ fn checker_contrast(
             })
             .flatten()
     };
-    let mut classes: [Vec<[f64; 3]>; 2] = [Vec::new(), Vec::new()];
+    let mut tones = Vec::with_capacity(SQUARES * SQUARES);
     for row in 0..SQUARES {
         for col in 0..SQUARES {
             let mut corners: Vec<[f64; 3]> = [(0.2, 0.2), (0.8, 0.2), (0.2, 0.8), (0.8, 0.8)]
@@ -203,8 +254,57 @@ fn checker_contrast(
             if corners.len() < 3 {
                 continue;
             }
-            classes[(row + col) % 2].push(component_median(&mut corners));
+            tones.push(((row + col) % 2, component_median(&mut corners)));
         }
+    }
+    tones
+}
+
+/// How many squares of the lattice are nearer their own parity's median tone than the
+/// other's.
+fn alternating_squares(lab: &Mat, geometry: &BoardGeometry) -> usize {
+    let tones = square_tones(lab, geometry);
+    let centre = |parity: usize| {
+        let mut class: Vec<[f64; 3]> = tones
+            .iter()
+            .filter(|(p, _)| *p == parity)
+            .map(|(_, tone)| *tone)
+            .collect();
+        (!class.is_empty()).then(|| component_median(&mut class))
+    };
+    let (Some(even), Some(odd)) = (centre(0), centre(1)) else {
+        return 0;
+    };
+    tones
+        .iter()
+        .filter(|(parity, tone)| {
+            let (own, other) = if *parity == 0 {
+                (even, odd)
+            } else {
+                (odd, even)
+            };
+            distance(*tone, own) < distance(*tone, other)
+        })
+        .count()
+}
+
+/// How clearly the squares alternate.
+#[derive(Clone, Copy, Debug)]
+struct CheckerContrast {
+    strength: f64,
+    first_square_dark: bool,
+}
+
+/// The brightness of each square's four corners (pieces stand in the middle and rarely
+/// reach them), and how far the two parities of squares differ in it.
+fn checker_contrast(
+    image: &Mat,
+    geometry: &BoardGeometry,
+) -> opencv::Result<Option<CheckerContrast>> {
+    let lab = lab_of(image)?;
+    let mut classes: [Vec<[f64; 3]>; 2] = [Vec::new(), Vec::new()];
+    for (parity, tone) in square_tones(&lab, geometry) {
+        classes[parity].push(tone);
     }
     if classes.iter().any(|c| c.len() < 16) {
         return Ok(None);
@@ -455,6 +555,43 @@ mod tests {
         assert_eq!(board.surface, Surface::Checkered);
         assert_eq!(board.first_square_dark, Some(false));
         assert_corners(&board);
+    }
+
+    #[test]
+    fn a_lattice_a_column_onto_the_frame_is_moved_back_onto_the_squares() {
+        // A frame the colour of the light squares, a square wide, round the board.
+        let mut image = drawn_board(true);
+        let light = Scalar::new(150.0, 190.0, 220.0, 0.0);
+        for (from, to) in [
+            ((106, 26), (746, 90)),
+            ((106, 602), (746, 666)),
+            ((106, 26), (170, 666)),
+            ((682, 26), (746, 666)),
+        ] {
+            imgproc::rectangle_points(
+                &mut image,
+                Point::new(from.0, from.1),
+                Point::new(to.0, to.1),
+                light,
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        let off = BoardGeometry::from_corners(
+            9,
+            [[106.0, 90.0], [618.0, 90.0], [618.0, 602.0], [106.0, 602.0]],
+        )
+        .unwrap();
+        let moved = onto_the_squares(&image, &off).unwrap().expect("moved");
+        assert_corners(&EightBoard::with_geometry(&image, moved).unwrap());
+        let right = BoardGeometry::from_corners(
+            9,
+            [[170.0, 90.0], [682.0, 90.0], [682.0, 602.0], [170.0, 602.0]],
+        )
+        .unwrap();
+        assert!(onto_the_squares(&image, &right).unwrap().is_none());
     }
 
     #[test]

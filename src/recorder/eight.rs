@@ -14,7 +14,7 @@ use super::{
     Action, ActionRequest, EventHook, RecorderError, Recording, Summary, color_from_name,
     color_name, format_corners, write_atomically,
 };
-use crate::games::makhos::{self, Men};
+use crate::games::makhos::{self, Men, Square};
 use crate::games::makruk::{self, Status};
 use crate::games::{Article, Color, Occupancy, Penalty};
 use crate::geometry::eight::{EightGame, OrientationSource};
@@ -567,6 +567,16 @@ pub(super) struct EightRecording {
     /// Whether `--first` named the side that moves first; else, in Mak-hos, where it is
     /// decided by lot (HOS 1.1), the first move tells.
     first_given: bool,
+    /// `--fen`: the position the game on the board starts from.
+    given: Option<Given>,
+    /// A Mak-hos game joined in progress: the position it was joined at (men unless on
+    /// their far row; the side to move is `first`, until the first move tells).
+    joined: Option<makhos::Position>,
+    /// A Mak-hos reading no start fits that could be a game in progress, and since when
+    /// settled readings have shown it.
+    joinable: Option<(Occupancy, f64)>,
+    /// The wait for a reading the start fits was noted.
+    waiting_noted: bool,
     /// A frame-by-frame account on stderr (`KRADAN_TRACE`), for whoever tunes the tracker.
     trace: bool,
     infer: InferOptions,
@@ -596,9 +606,20 @@ impl EightRecording {
         description: String,
         tracker_options: TrackerOptions,
     ) -> Result<EightRecording, RecorderError> {
-        let first = options.first.unwrap_or(Color::White);
+        let given = options
+            .fen
+            .as_deref()
+            .map(|fen| Given::parse(game, fen))
+            .transpose()?;
+        let first = match &given {
+            Some(given) => given.turn(),
+            None => options.first.unwrap_or(Color::White),
+        };
         let mut detail = Map::new();
         detail.insert("game".into(), json!(game));
+        if let Some(fen) = &options.fen {
+            detail.insert("fen".into(), fen.as_str().into());
+        }
         detail.insert("source".into(), options.source.clone().into());
         detail.insert("source_description".into(), description.into());
         detail.insert("first".into(), color_name(first).into());
@@ -616,7 +637,11 @@ impl EightRecording {
             tracker: EightTracker::new(game, tracker_options),
             stage: None,
             first,
-            first_given: options.first.is_some() || options.resume,
+            first_given: options.first.is_some() || options.resume || given.is_some(),
+            given,
+            joined: None,
+            joinable: None,
+            waiting_noted: false,
             trace: std::env::var_os("KRADAN_TRACE").is_some(),
             infer: InferOptions {
                 stills,
@@ -702,7 +727,10 @@ impl EightRecording {
                     Some(12) => Men::Twelve,
                     _ => Men::Eight,
                 };
-                let start = makhos::Position::start(men, first);
+                let start = match start_fen(start) {
+                    Some(fen) => makhos::read_fen(fen).map_err(|e| unreadable_start(&e))?,
+                    None => makhos::Position::start(men, first),
+                };
                 let mut inference = MakhosInference::new(start, self.infer.clone());
                 let mut view = PdnView::new(start);
                 for (index, event) in standing.iter().enumerate() {
@@ -735,7 +763,12 @@ impl EightRecording {
                 }
             }
             EightGame::Makruk => {
-                let mut start = makruk::Position::start();
+                let mut start = match start_fen(start) {
+                    Some(fen) => {
+                        makruk::Position::from_fen(fen).map_err(|e| unreadable_start(&e))?
+                    }
+                    None => makruk::Position::start(),
+                };
                 if start.turn() != first {
                     start = start.with_turn(first);
                 }
@@ -942,30 +975,42 @@ impl EightRecording {
         Ok(())
     }
 
-    /// The game starts from the first settled reading: for Mak-hos, with as many men as
-    /// the closer of its two start positions has.
-    fn start_game(&mut self, seen: &Occupancy, time: f64) -> Result<(), RecorderError> {
-        let mut event = Event::new(Kind::Note)
-            .with_detail("note", "game-start")
-            .with_detail("game", json!(self.game))
-            .with_detail("first", color_name(self.first));
-        let stage = match self.game {
-            EightGame::Makhos => {
-                let (men, start) = [Men::Eight, Men::Twelve]
-                    .into_iter()
-                    .map(|men| (men, makhos::Position::start(men, self.first)))
-                    .max_by_key(|(_, start)| start.occupancy().agreement(seen))
-                    .expect("two starts");
-                event = event.with_detail(
-                    "men",
-                    match men {
+    /// The position the record begins from and what the game-start note says of it: the
+    /// position `--fen` gave, a Mak-hos game joined in progress, or the start position
+    /// (for Mak-hos, with as many men as the closer of its two to `seen`).
+    fn opening(&self, seen: &Occupancy) -> (Stage8, Map<String, Value>) {
+        let mut detail = Map::new();
+        let stage = match (self.game, &self.given) {
+            (_, Some(Given::Makhos(position))) => {
+                detail.insert("fen".into(), makhos::fen(position).into());
+                Stage8::makhos(*position, self.infer.clone())
+            }
+            (_, Some(Given::Makruk(position))) => {
+                detail.insert("fen".into(), position.to_fen().into());
+                Stage8::makruk(position.clone(), self.infer.clone())
+            }
+            (EightGame::Makhos, None) => match self.joined {
+                Some(mut position) => {
+                    position.set_turn(self.first);
+                    detail.insert("joined".into(), true.into());
+                    detail.insert("fen".into(), makhos::fen(&position).into());
+                    Stage8::makhos(position, self.infer.clone())
+                }
+                None => {
+                    let (men, start) = [Men::Eight, Men::Twelve]
+                        .into_iter()
+                        .map(|men| (men, makhos::Position::start(men, self.first)))
+                        .max_by_key(|(_, start)| start.occupancy().agreement(seen))
+                        .expect("two starts");
+                    let men = match men {
                         Men::Eight => 8,
                         Men::Twelve => 12,
-                    },
-                );
-                Stage8::makhos(start, self.infer.clone())
-            }
-            EightGame::Makruk => {
+                    };
+                    detail.insert("men".into(), men.into());
+                    Stage8::makhos(start, self.infer.clone())
+                }
+            },
+            (EightGame::Makruk, None) => {
                 let start = makruk::Position::start();
                 let start = if start.turn() == self.first {
                     start
@@ -975,6 +1020,17 @@ impl EightRecording {
                 Stage8::makruk(start, self.infer.clone())
             }
         };
+        (stage, detail)
+    }
+
+    /// The game starts from [`Self::opening`], which `seen` fits.
+    fn start_game(&mut self, seen: &Occupancy, time: f64) -> Result<(), RecorderError> {
+        let (stage, detail) = self.opening(seen);
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", "game-start")
+            .with_detail("game", json!(self.game))
+            .with_detail("first", color_name(self.first));
+        event.detail.extend(detail);
         let board = stage.board();
         let mismatches = 64 - board.agreement(seen);
         event = event.with_detail("start_mismatches", mismatches);
@@ -987,6 +1043,124 @@ impl EightRecording {
         self.write_record()
     }
 
+    /// Before the game starts: starts it when the settled reading fits the opening
+    /// ([`fits_opening`]); turns the board when it fits under another quarter turn (the
+    /// tracker had to assume one); joins a Mak-hos game in progress; else waits, saying so
+    /// once. True when the game has started.
+    fn try_start(
+        &mut self,
+        settled: &Settled8,
+        frame: &Frame,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<bool, RecorderError> {
+        let seen = &settled.occupancy;
+        let fits = |this: &Self, seen: &Occupancy| {
+            fits_opening(this.game, &this.opening(seen).0.board(), seen)
+        };
+        let mismatches = self.opening(seen).0.board().differences(seen);
+        if fits(self, seen) {
+            self.start_game(seen, settled.since)?;
+            return Ok(true);
+        }
+        if let Some(quarters) = (1..4).find(|&q| fits(self, &seen.turned(q))) {
+            self.tracker.turn_further(quarters);
+            let message = format!(
+                "the board is turned {quarters} quarter(s) further to the game's rows: the start position fits the reading that way"
+            );
+            self.board_note(frame, "oriented", &message, false, on_line)?;
+            return Ok(false);
+        }
+        if self.game == EightGame::Makhos
+            && self.given.is_none()
+            && self.try_join(settled, frame, on_line)?
+        {
+            return Ok(true);
+        }
+        if !self.waiting_noted {
+            self.waiting_noted = true;
+            let message = format!(
+                "waiting for the start position: the board read differs from it on {} squares, too many to be misread; no move is recorded until a reading fits{}",
+                mismatches.len(),
+                match (self.game, &self.given) {
+                    (_, Some(_)) => " the position --fen gave",
+                    (EightGame::Makhos, None) => ", or a game in progress holds still",
+                    (EightGame::Makruk, None) =>
+                        " (--fen gives the position of a game in progress)",
+                }
+            );
+            on_line(&message);
+            let (small, factor) = evidence::reduce(&frame.image)?;
+            let marks: Vec<([usize; 2], Mark)> =
+                mismatches.iter().map(|&p| (p, Mark::Flagged)).collect();
+            let bytes = evidence::annotate(
+                &small,
+                factor,
+                self.tracker.geometry().as_ref(),
+                &marks,
+                &message,
+            )?;
+            let name = format!("{:06}-waiting.jpg", self.log.next_seq());
+            let mut event = Event::new(Kind::Note)
+                .with_detail("note", "waiting-for-start")
+                .with_detail("message", message.as_str())
+                .with_detail("start_mismatches", mismatches.len())
+                .with_points(mismatches.iter().copied())
+                .with_evidence(self.log.write_evidence(&name, &bytes)?);
+            event
+                .detail
+                .insert("board".into(), json!(seen.to_text_rows()));
+            event.video_time = self.video_time(settled.since);
+            self.append(event)?;
+        }
+        Ok(false)
+    }
+
+    /// A Mak-hos reading no start fits, held for [`JOIN_AFTER`] and a position a game can
+    /// reach (men on the dark squares only, at most 8 a side), is a game in progress: it
+    /// is where the record starts, White's pieces turned to the bottom. True when joined.
+    fn try_join(
+        &mut self,
+        settled: &Settled8,
+        frame: &Frame,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<bool, RecorderError> {
+        let seen = &settled.occupancy;
+        // The turn that puts White's pieces nearest the bottom, of those a game can reach.
+        let Some((quarters, position)) = (0..4)
+            .filter_map(|q| joinable(&seen.turned(q), self.first).map(|p| (q, p)))
+            .max_by_key(|(_, position)| white_lead(position))
+        else {
+            self.joinable = None;
+            return Ok(false);
+        };
+        if quarters != 0 {
+            self.tracker.turn_further(quarters);
+            self.joinable = None;
+            return Ok(false);
+        }
+        let since = match &self.joinable {
+            Some((held, since)) if held == seen => *since,
+            _ => settled.since,
+        };
+        self.joinable = Some((seen.clone(), since));
+        if frame.time - since < JOIN_AFTER {
+            return Ok(false);
+        }
+        self.joined = Some(position);
+        self.start_game(seen, since)?;
+        let (white, black) = (position.count(Color::White), position.count(Color::Black));
+        let message = format!(
+            "joined a game in progress: {white} white and {black} black pieces on the board, men unless on their far row; {} to move is assumed until the first move shows",
+            color_name(self.first)
+        );
+        self.board_note(frame, "joined-in-progress", &message, true, on_line)?;
+        if let Some(stage) = self.stage.as_mut() {
+            stage.add_comment(&format!("joined a game in progress at t={since:.2}s"));
+        }
+        self.write_record()?;
+        Ok(true)
+    }
+
     /// Before the first Mak-hos move, when `--first` did not say: the other side, when
     /// the board shows one of its moves from the start and none of the side assumed. A
     /// move shows when every square it changes reads as after it and the reading is
@@ -996,7 +1170,8 @@ impl EightRecording {
         let Some(Stage8::Makhos { inference, .. }) = &self.stage else {
             return None;
         };
-        if self.first_given || inference.moves_played() > 0 {
+        let turn_known = self.first_given && self.joined.is_none();
+        if turn_known || inference.moves_played() > 0 {
             return None;
         }
         let start = inference.position();
@@ -1025,8 +1200,8 @@ impl EightRecording {
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
         let settled = &with_rules_prior(self.game, settled);
-        if self.stage.is_none() {
-            self.start_game(&settled.occupancy, settled.since)?;
+        if self.stage.is_none() && !self.try_start(settled, frame, on_line)? {
+            return Ok(());
         }
         if let Some(mover) = self.opening_mover(&settled.occupancy) {
             self.first = mover;
@@ -1187,6 +1362,153 @@ impl EightRecording {
     }
 }
 
+/// Whether a settled reading (game rows) is the opening position `opening` of `game`
+/// seen with the slips the stage's `added`, `removed` and `displaced` flags are for: at
+/// most [`MISSING_AT_START`] of the opening's pieces not seen where they stand, and at
+/// most [`MISREAD_AT_START`] other squares read otherwise (Mak-hos: as many in all). The
+/// opening's pieces are what tell it; a lattice off by a square leaves many of them
+/// unseen (Makruk seed 310100, its lattice a column off: 37 squares, 18 of the pieces),
+/// while the reader's commoner slips on Makruk's tall figures add: a row of them read
+/// again on the empty row behind (seed 601: 8 squares), figures of one colour read as
+/// the other in coloured light (seed 602: 12). Mak-hos discs cover their own square only,
+/// and a Mak-hos game 8 moves on has as few as 4 men off their home squares: there, 4
+/// squares in all, or the game in progress would be taken for the start.
+fn fits_opening(game: EightGame, opening: &Occupancy, seen: &Occupancy) -> bool {
+    let differences = opening.differences(seen);
+    let missing = differences
+        .iter()
+        .filter(|&&[row, col]| opening.get(row, col).is_some() && seen.get(row, col).is_none())
+        .count();
+    match game {
+        EightGame::Makhos => differences.len() <= MISSING_AT_START,
+        EightGame::Makruk => {
+            missing <= MISSING_AT_START && differences.len() - missing <= MISREAD_AT_START
+        }
+    }
+}
+
+/// Pieces of the opening a reading may miss: a first move already made and a piece
+/// hidden or misread.
+const MISSING_AT_START: usize = 4;
+
+/// Squares besides the missing pieces a reading of a Makruk opening may get wrong: a
+/// quarter of the board.
+const MISREAD_AT_START: usize = 16;
+
+/// How long (source seconds) a Mak-hos reading no start fits must hold, the same on every
+/// settled view, before it is joined as a game in progress: on top of the settle window,
+/// twice a hand's longest pause over the board, and shorter than the 1.5 s the rendered
+/// players leave between moves, so that a game is joined before its next move.
+const JOIN_AFTER: f64 = 1.0;
+
+/// The position `--fen` gave.
+#[derive(Clone, Debug)]
+enum Given {
+    Makhos(makhos::Position),
+    Makruk(makruk::Position),
+}
+
+impl Given {
+    /// Reads `fen` as `game`'s FEN and checks it is a position a game can reach; refused
+    /// with exit 2 otherwise.
+    fn parse(game: EightGame, fen: &str) -> Result<Given, RecorderError> {
+        let bad = |why: String| RecorderError::BadOptions(format!("--fen {fen:?}: {why}"));
+        match game {
+            EightGame::Makhos => {
+                let position = makhos::read_fen(fen).map_err(|e| bad(e.to_string()))?;
+                let (white, black) = (position.count(Color::White), position.count(Color::Black));
+                if !(1..=12).contains(&white) || !(1..=12).contains(&black) {
+                    return Err(bad(format!(
+                        "{white} white and {black} black pieces: each side has 1 to 12"
+                    )));
+                }
+                let promoted = Square::all().find(|&square| {
+                    position.piece_at(square).is_some_and(|piece| {
+                        piece.kind == makhos::Kind::Man
+                            && square.row_col().0 == far_row(piece.color)
+                    })
+                });
+                if let Some(square) = promoted {
+                    return Err(bad(format!(
+                        "a man on square {square}, its far row: it would have been crowned (HOS 1.2.2)"
+                    )));
+                }
+                Ok(Given::Makhos(position))
+            }
+            EightGame::Makruk => makruk::Position::from_fen(fen)
+                .map(Given::Makruk)
+                .map_err(|e| bad(e.to_string())),
+        }
+    }
+
+    fn turn(&self) -> Color {
+        match self {
+            Given::Makhos(position) => position.turn(),
+            Given::Makruk(position) => position.turn(),
+        }
+    }
+}
+
+/// The row (game rows, White at the bottom) where a man of `color` is crowned.
+fn far_row(color: Color) -> usize {
+    match color {
+        Color::White => 0,
+        Color::Black => 7,
+    }
+}
+
+/// The Mak-hos position `seen` (game rows) shows, when a game can reach it: pieces on the
+/// dark squares only, 1 to 8 a side. Pixels cannot tell a king from a man, so every piece
+/// is a man but those on their far row, which can only be kings (HOS 1.2.2); a king
+/// elsewhere is recorded as a man and its moves as a man's (flagged if a man could not
+/// make them).
+fn joinable(seen: &Occupancy, to_move: Color) -> Option<makhos::Position> {
+    let mut position = makhos::Position::empty(to_move);
+    for row in 0..8 {
+        for col in 0..8 {
+            let Some(color) = seen.get(row, col) else {
+                continue;
+            };
+            let square = Square::at(row, col)?;
+            let kind = if row == far_row(color) {
+                makhos::Kind::King
+            } else {
+                makhos::Kind::Man
+            };
+            position.set(square, Some(makhos::Piece { color, kind }));
+        }
+    }
+    let counts = [position.count(Color::White), position.count(Color::Black)];
+    counts
+        .iter()
+        .all(|count| (1..=8).contains(count))
+        .then_some(position)
+}
+
+/// How much further down the board (game rows) White's pieces stand than Black's, in
+/// hundredths of a row: White's men start at the bottom and only move up.
+fn white_lead(position: &makhos::Position) -> i64 {
+    let mean_row = |color: Color| {
+        let rows: Vec<usize> = position
+            .pieces(color)
+            .map(|(square, _)| square.row_col().0)
+            .collect();
+        100 * rows.iter().sum::<usize>() as i64 / rows.len().max(1) as i64
+    };
+    mean_row(Color::White) - mean_row(Color::Black)
+}
+
+/// The FEN a game-start note records (given by `--fen`, or a game joined in progress).
+fn start_fen(start: &Event) -> Option<&str> {
+    start.detail.get("fen").and_then(Value::as_str)
+}
+
+fn unreadable_start(error: &crate::games::ParseError) -> RecorderError {
+    RecorderError::BadOptions(format!(
+        "--resume: the record's start position does not read: {error}"
+    ))
+}
+
 fn is_note(event: &Event, note: &str) -> bool {
     event.kind == Kind::Note && event.detail.get("note").and_then(Value::as_str) == Some(note)
 }
@@ -1204,7 +1526,9 @@ impl Recording for EightRecording {
     }
 
     fn started(&self) -> bool {
-        self.stage.is_some()
+        // A board whose position never fitted the start was found and said so: the record
+        // holds why no move is in it.
+        self.stage.is_some() || self.waiting_noted
     }
 
     fn progress(&self) -> (usize, usize, &str) {
@@ -1276,6 +1600,17 @@ impl Recording for EightRecording {
             if let Some(stage) = &self.stage {
                 self.tracker.believe(stage.board());
             }
+        }
+        Ok(())
+    }
+
+    fn end_of_source(
+        &mut self,
+        last: &Frame,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        if let Some(settled) = self.tracker.finish() {
+            self.settled(&settled, last, on_line)?;
         }
         Ok(())
     }
@@ -1359,5 +1694,61 @@ mod tests {
         assert_eq!(after.piece_at(from), None);
         assert_eq!(after.piece_at(to).map(|p| p.color), Some(Color::White));
         assert_eq!(after.turn(), Color::Black);
+    }
+
+    #[test]
+    fn a_reading_fits_the_opening_with_its_pieces_seen_and_a_few_squares_added() {
+        let start = makruk::Position::start().occupancy();
+        assert!(fits_opening(EightGame::Makruk, &start, &start));
+        // A row of figures read again on the empty row behind them.
+        let mut leaning = start.clone();
+        for col in 0..8 {
+            leaning.set(4, col, Some(Color::White));
+        }
+        assert!(fits_opening(EightGame::Makruk, &start, &leaning));
+        // Five of its pieces not seen.
+        let mut hidden = start.clone();
+        for col in 0..5 {
+            hidden.set(7, col, None);
+        }
+        assert!(!fits_opening(EightGame::Makruk, &start, &hidden));
+        // The lattice a square off: the pieces' rows read one row further.
+        let mut off = Occupancy::empty(8, 8);
+        for row in 1..8 {
+            for col in 0..8 {
+                off.set(row, col, start.get(row - 1, col));
+            }
+        }
+        assert!(!fits_opening(EightGame::Makruk, &start, &off));
+    }
+
+    #[test]
+    fn a_makhos_position_in_progress_is_joined_with_kings_on_their_far_row_only() {
+        // White's men start at the bottom and are crowned on row 0.
+        let start = makhos::Position::start(Men::Eight, Color::White).occupancy();
+        assert_eq!(start.get(7, 0).or(start.get(7, 1)), Some(Color::White));
+        let mut seen = Occupancy::empty(8, 8);
+        let dark = |row: usize| (0..8).find(|&col| Square::at(row, col).is_some()).unwrap();
+        seen.set(0, dark(0), Some(Color::White));
+        seen.set(5, dark(5), Some(Color::White));
+        seen.set(2, dark(2), Some(Color::Black));
+        let position = joinable(&seen, Color::Black).expect("a position a game reaches");
+        let kind = |row: usize| {
+            position
+                .piece_at(Square::at(row, dark(row)).unwrap())
+                .unwrap()
+                .kind
+        };
+        assert_eq!(kind(0), makhos::Kind::King);
+        assert_eq!(kind(5), makhos::Kind::Man);
+        assert_eq!(kind(2), makhos::Kind::Man);
+        assert_eq!(position.turn(), Color::Black);
+        // A piece on a light square, or a side with none, is no Mak-hos position.
+        let mut light = seen.clone();
+        light.set(3, (dark(3) + 1) % 8, Some(Color::Black));
+        assert!(joinable(&light, Color::White).is_none());
+        let mut lone = Occupancy::empty(8, 8);
+        lone.set(5, dark(5), Some(Color::White));
+        assert!(joinable(&lone, Color::White).is_none());
     }
 }

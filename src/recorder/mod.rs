@@ -76,6 +76,9 @@ pub struct RecordOptions {
     pub fps: Option<f64>,
     /// Passes entered by an operator: lines `SECONDS COLOR` (`612.5 white`).
     pub passes: Option<PathBuf>,
+    /// Mak-hos or Makruk: the position the game on the board starts from (PDN or
+    /// Fairy-Stockfish FEN), for a camera started mid-game.
+    pub fen: Option<String>,
     pub resume: bool,
     pub rate: f64,
     pub reader: ReaderChoice,
@@ -96,6 +99,7 @@ impl RecordOptions {
             calibration: None,
             fps: None,
             passes: None,
+            fen: None,
             resume: false,
             rate: DEFAULT_RATE,
             reader: ReaderChoice::Both,
@@ -253,6 +257,14 @@ trait Recording {
     fn give_geometry(&mut self, calibration: &Calibration, width: i32, height: i32);
     /// Looks at one frame.
     fn look(&mut self, frame: &Frame, on_line: &mut dyn FnMut(&str)) -> Result<(), RecorderError>;
+    /// The source ended (not stopped) after `last`, the last frame looked at.
+    fn end_of_source(
+        &mut self,
+        _last: &Frame,
+        _on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        Ok(())
+    }
     fn finish(
         &mut self,
         time: f64,
@@ -363,8 +375,11 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
     let mut progress = Progress::new(options.progress, total_frames, fps);
     let mut last_time = 0.0;
     let mut broken = None;
+    let mut last_frame = None;
+    let mut stopped = false;
     for received in receiver {
         if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            stopped = true;
             break;
         }
         if let Some(actions) = &actions {
@@ -393,6 +408,10 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
         game.look(&frame, on_line)?;
         let (moves, flags, last_line) = game.progress();
         progress.show(frame.index, frame.time, moves, flags, last_line);
+        last_frame = Some(frame);
+    }
+    if let Some(last) = last_frame.filter(|_| !stopped) {
+        game.end_of_source(&last, on_line)?;
     }
     if let Some(actions) = &actions {
         game.take_actions(actions, on_line)?;
@@ -416,6 +435,12 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
 }
 
 fn check_go_options(options: &RecordOptions) -> Result<(), RecorderError> {
+    if options.fen.is_some() {
+        return Err(RecorderError::BadOptions(
+            "--fen is for Mak-hos and Makruk: a Go game in progress is joined from the board"
+                .into(),
+        ));
+    }
     // The locator can fit a smaller grid inside a larger one, so only the sizes Go is
     // played on (TGA 2, WIKI) are accepted.
     if let Some(size) = options.size

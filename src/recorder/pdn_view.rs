@@ -85,7 +85,7 @@ impl PdnView {
         let _ = writeln!(out, "[Result \"{}\"]", self.result.token());
         let _ = writeln!(out, "[GameType \"{GAME_TYPE}\"]");
         if self.start != Position::start(Men::Eight, Color::White) {
-            let _ = writeln!(out, "[FEN \"{}\"]", fen(&self.start));
+            let _ = writeln!(out, "[SetUp \"1\"]\n[FEN \"{}\"]", fen(&self.start));
         }
         out.push('\n');
         if !self.preamble.is_empty() {

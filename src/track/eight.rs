@@ -127,6 +127,39 @@ impl EightTracker {
         self.last_settled = Some(occupancy);
     }
 
+    /// The board is turned `quarters` further clockwise to the game's rows than it was: the
+    /// recording found the start position under that turn, not under the one the tracker
+    /// had to assume.
+    pub fn turn_further(&mut self, quarters: usize) {
+        let Some(lock) = self.lock.as_mut() else {
+            return;
+        };
+        let Some(turns) = lock.quarter_turns else {
+            return;
+        };
+        let turns = (turns + quarters) % 4;
+        lock.quarter_turns = Some(turns);
+        self.last_turns = Some(turns);
+        self.last_settled = self.last_settled.take().map(|o| o.turned(quarters));
+    }
+
+    /// At the end of the source: the still view the last frames showed, when it was clear
+    /// for at least [`END_SETTLE_FRAMES`] looks but had not yet held for the settle window
+    /// (a move made less than [`HAND_PAUSE`] before the footage ends). It is the last
+    /// position the camera saw; no later frame can show a hand coming back.
+    pub fn finish(&mut self) -> Option<Settled8> {
+        let run = self.run.as_ref()?;
+        let turns = self.lock.as_ref()?.quarter_turns?;
+        let settled = settled_of(run, turns);
+        if run.frames() < END_SETTLE_FRAMES
+            || self.last_settled.as_ref() == Some(&settled.occupancy)
+        {
+            return None;
+        }
+        self.last_settled = Some(settled.occupancy.clone());
+        Some(settled)
+    }
+
     /// The squares' corners in the picture, in the game's rows (corner 1 at the game's
     /// square (0, 0)), once the board is found and turned.
     pub fn geometry(&self) -> Option<BoardGeometry> {
@@ -246,15 +279,9 @@ impl EightTracker {
             let lock = self.lock.as_mut().expect("locked");
             lock.quarter_turns = Some(turns);
             self.last_turns = Some(turns);
-            let occupancy = run.occupancy().turned(turns);
-            let (since, since_index) = run.state_since();
-            report.settled = Some(Settled8 {
-                squares: turned_cells(run.shares(), SQUARES, turns),
-                occupancy: occupancy.clone(),
-                since,
-                since_index,
-                frames: run.frames(),
-            });
+            let settled = settled_of(&run, turns);
+            let occupancy = settled.occupancy.clone();
+            report.settled = Some(settled);
             let is_new = self.last_settled.as_ref() != Some(&occupancy);
             if is_new || lock.reference.is_none() || renew {
                 if renew && !is_new {
@@ -408,6 +435,22 @@ fn shortest_side(geometry: &BoardGeometry) -> f64 {
         })
         .fold(f64::INFINITY, f64::min)
 }
+
+/// A run's reading in the game's rows.
+fn settled_of(run: &Run, turns: usize) -> Settled8 {
+    let (since, since_index) = run.state_since();
+    Settled8 {
+        squares: turned_cells(run.shares(), SQUARES, turns),
+        occupancy: run.occupancy().turned(turns),
+        since,
+        since_index,
+        frames: run.frames(),
+    }
+}
+
+/// The fewest clear looks at the end of the source that make a still view the final
+/// position: the settle window's looks (three), not its time.
+const END_SETTLE_FRAMES: usize = 3;
 
 /// The least time a reading must hold on clear frames to settle. A hand held still over
 /// the board for a moment, reaching for a piece, shows no motion and reads as pieces where

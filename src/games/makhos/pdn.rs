@@ -183,6 +183,21 @@ pub fn fen(position: &Position) -> String {
     )
 }
 
+/// Reads a PDN FEN such as `W:W21,22,K30:B1-3` on this crate's numbering (the `GameType`
+/// it writes).
+pub fn read_fen(value: &str) -> Result<Position, ParseError> {
+    let reader = Reader {
+        text: value,
+        pos: 0,
+    };
+    let tag = RawTag {
+        name: "FEN",
+        value: value.to_string(),
+        value_offset: 0,
+    };
+    reader.fen(&tag, &Numbering::new(Color::White, 1))
+}
+
 /// Reads every game of a PDN file.
 pub fn read_pdn(text: &str) -> Result<Vec<PdnGame>, ParseError> {
     let mut reader = Reader { text, pos: 0 };
