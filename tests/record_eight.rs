@@ -25,31 +25,7 @@ fn stderr(output: &Output) -> String {
 
 /// Renders the first `moves` moves of a sample record, clean, into `dir`: the footage.
 fn render(record: &str, dir: &Path, seed: u32, moves: u32, extra: &[&str]) -> PathBuf {
-    let seed = seed.to_string();
-    let moves = moves.to_string();
-    let record = sample(record);
-    let mut args = vec![
-        "render",
-        record.to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-        "--style",
-        "clean",
-        "--codec",
-        "mjpeg",
-        "--resolution",
-        "640x480",
-        "--fps",
-        "10",
-        "--seed",
-        &seed,
-        "--moves",
-        &moves,
-    ];
-    args.extend_from_slice(extra);
-    let output = run(&args);
-    assert!(output.status.success(), "{}", stderr(&output));
-    dir.join("footage.avi")
+    render_record(&sample(record), dir, seed, moves, extra)
 }
 
 fn record(footage: &Path, game: &str, out: &Path, extra: &[&str]) -> Output {
@@ -330,10 +306,11 @@ fn from_the_middle(game: &str, skip: usize, keep: usize, path: &Path) {
     std::fs::write(path, written).unwrap();
 }
 
-fn render_record(record: &Path, dir: &Path, seed: u32, moves: u32) -> PathBuf {
+/// Renders the first `moves` moves of `record`, clean, 640×480 at 10 fps, into `dir`.
+fn render_record(record: &Path, dir: &Path, seed: u32, moves: u32, extra: &[&str]) -> PathBuf {
     let seed = seed.to_string();
     let moves = moves.to_string();
-    let args = [
+    let mut args = vec![
         "render",
         record.to_str().unwrap(),
         "--out",
@@ -351,6 +328,7 @@ fn render_record(record: &Path, dir: &Path, seed: u32, moves: u32) -> PathBuf {
         "--moves",
         &moves,
     ];
+    args.extend_from_slice(extra);
     let output = run(&args);
     assert!(output.status.success(), "{}", stderr(&output));
     dir.join("footage.avi")
@@ -369,7 +347,7 @@ fn a_makruk_game_not_at_the_start_is_not_recorded_until_its_position_is_given() 
     let middle = work.path().join("middle.pgn");
     from_the_middle("makruk/fairy-stockfish-game.pgn", 6, 4, &middle);
     let clip = work.path().join("clip");
-    let footage = render_record(&middle, &clip, 3, 4);
+    let footage = render_record(&middle, &clip, 3, 4, &[]);
 
     // From the start position, nothing on the board fits: the recorder waits, says so
     // once with the evidence, and records no move.
@@ -419,7 +397,7 @@ fn a_makhos_game_in_progress_is_joined_as_set_up() {
     let middle = work.path().join("middle.pdn");
     from_the_middle("makhos/annotated.pdn", 8, 8, &middle);
     let clip = work.path().join("clip");
-    let footage = render_record(&middle, &clip, 9, 8);
+    let footage = render_record(&middle, &clip, 9, 8, &[]);
     let out = work.path().join("record");
     let output = record(&footage, "makhos", &out, &[]);
     assert!(output.status.success(), "{}", stderr(&output));
