@@ -568,7 +568,7 @@ pub(super) struct EightRecording {
     /// decided by lot (HOS 1.1), the first move tells.
     first_given: bool,
     /// `--fen`: the position the game on the board starts from.
-    given: Option<Given>,
+    given: Option<Opening>,
     /// A Mak-hos game joined in progress: the position it was joined at (men unless on
     /// their far row; the side to move is `first`, until the first move tells).
     joined: Option<makhos::Position>,
@@ -609,7 +609,7 @@ impl EightRecording {
         let given = options
             .fen
             .as_deref()
-            .map(|fen| Given::parse(game, fen))
+            .map(|fen| Opening::parse(game, fen))
             .transpose()?;
         let first = match &given {
             Some(given) => given.turn(),
@@ -884,24 +884,37 @@ impl EightRecording {
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
         on_line(message);
+        let event = self.note_event(frame, note, message, picture.then_some(&[]))?;
+        self.append(event)?;
+        Ok(())
+    }
+
+    /// A note on what the board shows, at the frame's time; with `marks`, the frame as
+    /// evidence with those squares circled and the message as its caption.
+    fn note_event(
+        &mut self,
+        frame: &Frame,
+        note: &str,
+        message: &str,
+        marks: Option<&[([usize; 2], Mark)]>,
+    ) -> Result<Event, RecorderError> {
         let mut event = Event::new(Kind::Note)
             .with_detail("note", note)
             .with_detail("message", message);
         event.video_time = self.video_time(frame.time);
-        if picture {
+        if let Some(marks) = marks {
             let (small, factor) = evidence::reduce(&frame.image)?;
             let bytes = evidence::annotate(
                 &small,
                 factor,
                 self.tracker.geometry().as_ref(),
-                &[],
+                marks,
                 message,
             )?;
             let name = format!("{:06}-{note}.jpg", self.log.next_seq());
             event = event.with_evidence(self.log.write_evidence(&name, &bytes)?);
         }
-        self.append(event)?;
-        Ok(())
+        Ok(event)
     }
 
     fn track_events(
@@ -978,23 +991,23 @@ impl EightRecording {
     /// The position the record begins from and what the game-start note says of it: the
     /// position `--fen` gave, a Mak-hos game joined in progress, or the start position
     /// (for Mak-hos, with as many men as the closer of its two to `seen`).
-    fn opening(&self, seen: &Occupancy) -> (Stage8, Map<String, Value>) {
+    fn opening(&self, seen: &Occupancy) -> (Opening, Map<String, Value>) {
         let mut detail = Map::new();
-        let stage = match (self.game, &self.given) {
-            (_, Some(Given::Makhos(position))) => {
+        let opening = match (self.game, &self.given) {
+            (_, Some(given @ Opening::Makhos(position))) => {
                 detail.insert("fen".into(), makhos::fen(position).into());
-                Stage8::makhos(*position, self.infer.clone())
+                given.clone()
             }
-            (_, Some(Given::Makruk(position))) => {
+            (_, Some(given @ Opening::Makruk(position))) => {
                 detail.insert("fen".into(), position.to_fen().into());
-                Stage8::makruk(position.clone(), self.infer.clone())
+                given.clone()
             }
             (EightGame::Makhos, None) => match self.joined {
                 Some(mut position) => {
                     position.set_turn(self.first);
                     detail.insert("joined".into(), true.into());
                     detail.insert("fen".into(), makhos::fen(&position).into());
-                    Stage8::makhos(position, self.infer.clone())
+                    Opening::Makhos(position)
                 }
                 None => {
                     let (men, start) = [Men::Eight, Men::Twelve]
@@ -1007,7 +1020,7 @@ impl EightRecording {
                         Men::Twelve => 12,
                     };
                     detail.insert("men".into(), men.into());
-                    Stage8::makhos(start, self.infer.clone())
+                    Opening::Makhos(start)
                 }
             },
             (EightGame::Makruk, None) => {
@@ -1017,15 +1030,19 @@ impl EightRecording {
                 } else {
                     start.with_turn(self.first)
                 };
-                Stage8::makruk(start, self.infer.clone())
+                Opening::Makruk(start)
             }
         };
-        (stage, detail)
+        (opening, detail)
     }
 
     /// The game starts from [`Self::opening`], which `seen` fits.
     fn start_game(&mut self, seen: &Occupancy, time: f64) -> Result<(), RecorderError> {
-        let (stage, detail) = self.opening(seen);
+        let (opening, detail) = self.opening(seen);
+        let stage = match opening {
+            Opening::Makhos(position) => Stage8::makhos(position, self.infer.clone()),
+            Opening::Makruk(position) => Stage8::makruk(position, self.infer.clone()),
+        };
         let mut event = Event::new(Kind::Note)
             .with_detail("note", "game-start")
             .with_detail("game", json!(self.game))
@@ -1055,9 +1072,8 @@ impl EightRecording {
     ) -> Result<bool, RecorderError> {
         let seen = &settled.occupancy;
         let fits = |this: &Self, seen: &Occupancy| {
-            fits_opening(this.game, &this.opening(seen).0.board(), seen)
+            fits_opening(this.game, &this.opening(seen).0.occupancy(), seen)
         };
-        let mismatches = self.opening(seen).0.board().differences(seen);
         if fits(self, seen) {
             self.start_game(seen, settled.since)?;
             return Ok(true);
@@ -1078,6 +1094,7 @@ impl EightRecording {
         }
         if !self.waiting_noted {
             self.waiting_noted = true;
+            let mismatches = self.opening(seen).0.occupancy().differences(seen);
             let message = format!(
                 "waiting for the start position: the board read differs from it on {} squares, too many to be misread; no move is recorded until a reading fits{}",
                 mismatches.len(),
@@ -1089,23 +1106,12 @@ impl EightRecording {
                 }
             );
             on_line(&message);
-            let (small, factor) = evidence::reduce(&frame.image)?;
             let marks: Vec<([usize; 2], Mark)> =
                 mismatches.iter().map(|&p| (p, Mark::Flagged)).collect();
-            let bytes = evidence::annotate(
-                &small,
-                factor,
-                self.tracker.geometry().as_ref(),
-                &marks,
-                &message,
-            )?;
-            let name = format!("{:06}-waiting.jpg", self.log.next_seq());
-            let mut event = Event::new(Kind::Note)
-                .with_detail("note", "waiting-for-start")
-                .with_detail("message", message.as_str())
+            let mut event = self
+                .note_event(frame, "waiting-for-start", &message, Some(&marks))?
                 .with_detail("start_mismatches", mismatches.len())
-                .with_points(mismatches.iter().copied())
-                .with_evidence(self.log.write_evidence(&name, &bytes)?);
+                .with_points(mismatches.iter().copied());
             event
                 .detail
                 .insert("board".into(), json!(seen.to_text_rows()));
@@ -1401,17 +1407,18 @@ const MISREAD_AT_START: usize = 16;
 /// players leave between moves, so that a game is joined before its next move.
 const JOIN_AFTER: f64 = 1.0;
 
-/// The position `--fen` gave.
+/// A position the record begins from: the one `--fen` gave, a game joined in progress or
+/// the start.
 #[derive(Clone, Debug)]
-enum Given {
+enum Opening {
     Makhos(makhos::Position),
     Makruk(makruk::Position),
 }
 
-impl Given {
+impl Opening {
     /// Reads `fen` as `game`'s FEN and checks it is a position a game can reach; refused
     /// with exit 2 otherwise.
-    fn parse(game: EightGame, fen: &str) -> Result<Given, RecorderError> {
+    fn parse(game: EightGame, fen: &str) -> Result<Opening, RecorderError> {
         let bad = |why: String| RecorderError::BadOptions(format!("--fen {fen:?}: {why}"));
         match game {
             EightGame::Makhos => {
@@ -1433,18 +1440,25 @@ impl Given {
                         "a man on square {square}, its far row: it would have been crowned (HOS 1.2.2)"
                     )));
                 }
-                Ok(Given::Makhos(position))
+                Ok(Opening::Makhos(position))
             }
             EightGame::Makruk => makruk::Position::from_fen(fen)
-                .map(Given::Makruk)
+                .map(Opening::Makruk)
                 .map_err(|e| bad(e.to_string())),
         }
     }
 
     fn turn(&self) -> Color {
         match self {
-            Given::Makhos(position) => position.turn(),
-            Given::Makruk(position) => position.turn(),
+            Opening::Makhos(position) => position.turn(),
+            Opening::Makruk(position) => position.turn(),
+        }
+    }
+
+    fn occupancy(&self) -> Occupancy {
+        match self {
+            Opening::Makhos(position) => position.occupancy(),
+            Opening::Makruk(position) => position.occupancy(),
         }
     }
 }
