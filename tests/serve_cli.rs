@@ -484,16 +484,46 @@ fn a_makhos_board_is_served_and_its_flag_closed_by_the_referee() {
     let archive = zip::ZipArchive::new(std::io::Cursor::new(zip_bytes)).unwrap();
     assert!(archive.file_names().any(|n| n == "game.pdn"));
 
-    // Go's actions are refused with the reason; a flag is closed once.
-    let (status, reply) = server.act_as_referee("mh", r#"{"action":"undo-last-move","by":"Anan"}"#);
+    // Go's actions are refused with the reason.
+    let (status, reply) =
+        server.act_as_referee("mh", r#"{"action":"pass","by":"Anan","color":"white"}"#);
     assert_eq!(status, 409, "{reply}");
     assert!(
-        reply["error"]
-            .as_str()
-            .unwrap()
-            .contains("closing of a flag"),
+        reply["error"].as_str().unwrap().contains("is for Go"),
         "{reply}"
     );
+    // A misread last move: the referee removes it, then names the move played before it
+    // in its place; the page and the record follow, and a move the rules refuse is refused.
+    let standing = moves(&view);
+    let last = |server: &Server| server.json("/api/boards/mh")["now"]["last_move"]["point"].clone();
+    let was = last(&server);
+    let (status, reply) = server.act_as_referee("mh", r#"{"action":"undo-last-move","by":"Anan"}"#);
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .contains("removed by the referee"),
+        "{reply}"
+    );
+    assert_eq!(moves(&server.json("/api/boards/mh")), standing - 1);
+    let (status, reply) = server.act_as_referee(
+        "mh",
+        r#"{"action":"replace-last-move","by":"Anan","move":"1-32"}"#,
+    );
+    assert_eq!(status, 409, "{reply}");
+    assert!(
+        reply["error"].as_str().unwrap().contains("no such move"),
+        "{reply}"
+    );
+    let (status, reply) = server.act_as_referee(
+        "mh",
+        r#"{"action":"replace-last-move","by":"Anan","point":"dd"}"#,
+    );
+    assert_eq!(status, 409, "{reply}");
+    let (_, pdn) = server.get("/api/boards/mh/record.pdn");
+    assert!(pdn.contains("removed by the referee"), "{pdn}");
+    assert_ne!(last(&server), was, "{pdn}");
     let flag = view["open_flags"]
         .as_array()
         .unwrap()

@@ -584,6 +584,23 @@ impl<K: Copy> Differences<K> {
         }
     }
 
+    /// A referee corrected the record: every square where `shown` (the board as last
+    /// seen) differs from `rules` (the corrected position) is a known difference, not a
+    /// change still to explain, and belongs to no flag.
+    pub fn acknowledge(&mut self, rules: &Occupancy, shown: &Occupancy) {
+        for [row, col] in rules.differences(shown) {
+            self.squares.insert(
+                (row, col),
+                Discrepancy {
+                    expected: rules.get(row, col),
+                    shown: shown.get(row, col),
+                    flag: None,
+                    suspected: None,
+                },
+            );
+        }
+    }
+
     /// The rules' occupancy with every known difference shown as the board shows it.
     pub fn physical(&self, rules: &Occupancy) -> Occupancy {
         let mut board = rules.clone();

@@ -285,6 +285,16 @@ impl MakhosInference {
         self.differences.physical(&self.position.occupancy())
     }
 
+    /// A referee corrected the record and the stage was rebuilt from it: where `shown`,
+    /// the board as the camera last saw it, differs from the corrected game, the
+    /// difference is known. A misreading that persists is then not read as the move the
+    /// referee removed, and a move the camera saw but the record lacked is not read as
+    /// a new one.
+    pub fn acknowledge(&mut self, shown: &Occupancy) {
+        self.differences
+            .acknowledge(&self.position.occupancy(), shown);
+    }
+
     /// The stage of a resumed record, whose flags so far took the ids below `id`.
     pub fn with_next_flag_id(mut self, id: u32) -> MakhosInference {
         self.next_flag_id = self.next_flag_id.max(id);

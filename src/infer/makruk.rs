@@ -203,6 +203,12 @@ impl MakrukInference {
         self.differences.physical(&self.position.occupancy())
     }
 
+    /// See [`super::makhos::MakhosInference::acknowledge`].
+    pub fn acknowledge(&mut self, shown: &Occupancy) {
+        self.differences
+            .acknowledge(&self.position.occupancy(), shown);
+    }
+
     /// The stage of a resumed record, whose flags so far took the ids below `id`.
     pub fn with_next_flag_id(mut self, id: u32) -> MakrukInference {
         self.next_flag_id = self.next_flag_id.max(id);

@@ -33,6 +33,9 @@ pub enum Action {
     ReplaceLastMove(Point),
     /// The last move was misread: there was none.
     UndoLastMove,
+    /// The last Mak-hos or Makruk move was misread: it was this one, written as the
+    /// game's record writes moves (PDN `9-13`, `9x18`; Makruk SAN `Ne2` or squares `g1e2`).
+    ReplaceLastMoveWritten(String),
 }
 
 /// An action, who takes it, and where the outcome goes (a sentence, or why it was refused).
@@ -299,6 +302,9 @@ impl Session {
                     ),
                 )
             }
+            Action::ReplaceLastMoveWritten(written) => refuse(format!(
+                "a Go move is corrected by its point in SGF letters (like \"dd\"), not by {written:?}"
+            )),
             Action::UndoLastMove => {
                 let Some((number, color, mv)) = self.last_move() else {
                     return refuse("no move to undo".into());

@@ -7,12 +7,13 @@
 //! record (`game.pdn` / `game.pgn`) rewritten atomically after every decision, and the
 //! annotated frames before and after every move and flag in `evidence/`.
 
+use super::chain8::{CORRECTION, Chain8};
 use super::evidence::{self, Mark};
 use super::pdn_view::PdnView;
 use super::pgn_view::PgnView;
 use super::{
-    Action, ActionRequest, EventHook, RecorderError, Recording, Summary, color_from_name,
-    color_name, format_corners, write_atomically,
+    Action, ActionRequest, EventHook, RecorderError, Recording, Summary, color_name,
+    format_corners, write_atomically,
 };
 use crate::games::makhos::{self, Men, Square};
 use crate::games::makruk::{self, Status};
@@ -148,6 +149,7 @@ fn record_comment(
         )),
         Kind::Resolved if text("by") == "board" => Some(format!("resolved: {}", text("flag"))),
         Kind::Resolved => Some(text("message").to_string()),
+        Kind::Note if text("note") == CORRECTION => Some(text("message").to_string()),
         _ => None,
     }
 }
@@ -200,6 +202,63 @@ impl Stage8 {
         match self {
             Stage8::Makhos { inference, .. } => inference.close_flag(id),
             Stage8::Makruk { inference, .. } => inference.close_flag(id),
+        }
+    }
+
+    /// Where `shown` (the board as the camera last saw it) differs from the game, the
+    /// difference is known: see [`MakhosInference::acknowledge`].
+    fn acknowledge(&mut self, shown: &Occupancy) {
+        match self {
+            Stage8::Makhos { inference, .. } => inference.acknowledge(shown),
+            Stage8::Makruk { inference, .. } => inference.acknowledge(shown),
+        }
+    }
+
+    /// The move a referee wrote, if the side to move can play it here: as the record
+    /// writes it, with the squares it went from and to. Else why not.
+    fn written_move(&self, written: &str) -> Result<(String, Vec<[usize; 2]>), String> {
+        let cell = |(row, col): (usize, usize)| [row, col];
+        match self {
+            Stage8::Makhos { inference, .. } => {
+                let squares = written
+                    .split(['-', 'x', 'X', ':'])
+                    .map(|part| part.trim().parse().ok().and_then(makhos::Square::new))
+                    .collect::<Option<Vec<_>>>()
+                    .filter(|squares| squares.len() >= 2)
+                    .ok_or_else(|| {
+                        format!(
+                            "{written:?} is no Mak-hos move: squares 1-32 joined by '-' or 'x', like 9-13 or 9x18"
+                        )
+                    })?;
+                let written_move = makhos::WrittenMove {
+                    squares,
+                    capture: written.contains(['x', 'X', ':']),
+                };
+                let (mv, _) = makhos::matching_move(inference.position(), &written_move)
+                    .ok_or_else(|| {
+                        format!(
+                            "{written:?}: {} has no such move here",
+                            color_name(inference.position().turn())
+                        )
+                    })?;
+                Ok((
+                    makhos::WrittenMove::from(&mv).to_string(),
+                    vec![cell(mv.from().row_col()), cell(mv.to().row_col())],
+                ))
+            }
+            Stage8::Makruk { inference, .. } => {
+                let position = inference.position();
+                let mv = makruk::san::parse_san(position, written.trim()).map_err(|e| {
+                    format!(
+                        "{written:?}: not a move {} can play here ({e})",
+                        color_name(position.turn())
+                    )
+                })?;
+                Ok((
+                    makruk::san::to_san(position, &mv),
+                    vec![cell(mv.from.row_col()), cell(mv.to.row_col())],
+                ))
+            }
         }
     }
 
@@ -661,25 +720,23 @@ impl EightRecording {
         };
         if let Some(events) = earlier {
             recording.restore(&events)?;
+            if let Some(stage) = &recording.stage {
+                recording.tracker.assume_settled(stage.board());
+            }
         }
         Ok(recording)
     }
 
-    /// Rebuilds the game from the events of the record being continued: the moves that
-    /// stand (a number given again replaces the earlier one) replayed from the start.
+    /// Rebuilds the game from the events of the record being continued, or of the
+    /// record a referee just corrected: the moves that stand ([`Chain8`]) replayed from
+    /// the position the game began from.
     fn restore(&mut self, events: &[Event]) -> Result<(), RecorderError> {
-        let Some(start_index) = events.iter().rposition(|e| is_note(e, "game-start")) else {
+        let Some(chain) = Chain8::read(events) else {
             return Ok(());
         };
-        let start = &events[start_index];
-        let first = start
-            .detail
-            .get("first")
-            .and_then(Value::as_str)
-            .and_then(color_from_name)
-            .unwrap_or(self.first);
+        let start = chain.start;
+        let first = chain.first().unwrap_or(self.first);
         self.first = first;
-        let mut standing: Vec<&Event> = Vec::new();
         for event in events {
             if let Some(time) = event.video_time {
                 self.resume_time = Some(self.resume_time.map_or(time, |t: f64| t.max(time)));
@@ -696,44 +753,61 @@ impl EightRecording {
                         self.closed_flags.push(id as u32);
                     }
                 }
-                Kind::Move if event.seq > start.seq => {
-                    let number = event.move_number.unwrap_or(0) as usize;
-                    standing.truncate(number.saturating_sub(1));
-                    standing.push(event);
-                }
-                Kind::Note if event.seq > start.seq && is_note(event, "taken-back") => {
-                    let number = event.move_number.unwrap_or(0) as usize;
-                    standing.truncate(number.saturating_sub(1));
-                }
                 _ => {}
             }
         }
+        let standing = &chain.moves;
         let next_flag_id = self
             .flag_seqs
             .iter()
             .map(|&(id, _)| id + 1)
             .max()
             .unwrap_or(1);
+        let mut stage = self.build_stage(&chain, standing, next_flag_id)?;
+        // The record file is written anew: the flags, resolutions and corrections go back
+        // beside the move they followed.
+        for event in events.iter().filter(|e| e.seq > start.seq) {
+            if let Some(comment) =
+                record_comment(event.kind, &event.detail, &event.rules, &event.penalties)
+            {
+                let after = standing.iter().filter(|m| m.seq < event.seq).count();
+                stage.add_comment_at(after, &comment);
+            }
+        }
+        self.moves = standing.len();
+        self.stage = Some(stage);
+        self.write_record()
+    }
+
+    /// The game's stage after `moves` (standing moves of `chain`) replayed from the
+    /// position it began from; its flags take ids from `next_flag_id` on.
+    fn build_stage(
+        &self,
+        chain: &Chain8,
+        moves: &[Event],
+        next_flag_id: u32,
+    ) -> Result<Stage8, RecorderError> {
+        let first = chain.first().unwrap_or(self.first);
         let unreadable = |event: &Event| {
             RecorderError::BadOptions(format!(
-                "--resume: move {} ({}) of the record does not replay from the position before it",
+                "move {} ({}) of the record does not replay from the position before it",
                 event.move_number.unwrap_or(0),
                 event.notation.as_deref().unwrap_or("?")
             ))
         };
-        let mut stage = match self.game {
+        Ok(match self.game {
             EightGame::Makhos => {
-                let men = match start.detail.get("men").and_then(Value::as_u64) {
+                let men = match chain.men() {
                     Some(12) => Men::Twelve,
                     _ => Men::Eight,
                 };
-                let start = match start_fen(start) {
+                let start = match chain.fen() {
                     Some(fen) => makhos::read_fen(fen).map_err(|e| unreadable_start(&e))?,
                     None => makhos::Position::start(men, first),
                 };
                 let mut inference = MakhosInference::new(start, self.infer.clone());
                 let mut view = PdnView::new(start);
-                for (index, event) in standing.iter().enumerate() {
+                for (index, event) in moves.iter().enumerate() {
                     let written = event.notation.as_deref().unwrap_or("");
                     let mut found = None;
                     inference.position().for_each_move(|mv, class| {
@@ -763,7 +837,7 @@ impl EightRecording {
                 }
             }
             EightGame::Makruk => {
-                let mut start = match start_fen(start) {
+                let mut start = match chain.fen() {
                     Some(fen) => {
                         makruk::Position::from_fen(fen).map_err(|e| unreadable_start(&e))?
                     }
@@ -774,7 +848,7 @@ impl EightRecording {
                 }
                 let mut inference = MakrukInference::new(start.clone(), self.infer.clone());
                 let mut view = PgnView::new(start);
-                for (index, event) in standing.iter().enumerate() {
+                for (index, event) in moves.iter().enumerate() {
                     let san = event.notation.as_deref().unwrap_or("");
                     let position = inference.position().clone();
                     let mv =
@@ -787,21 +861,7 @@ impl EightRecording {
                     view,
                 }
             }
-        };
-        // The record file is written anew: the flags and resolutions go back beside the
-        // move they followed.
-        for event in events.iter().filter(|e| e.seq > start.seq) {
-            if let Some(comment) =
-                record_comment(event.kind, &event.detail, &event.rules, &event.penalties)
-            {
-                let after = standing.iter().filter(|m| m.seq < event.seq).count();
-                stage.add_comment_at(after, &comment);
-            }
-        }
-        self.moves = standing.len();
-        self.tracker.assume_settled(stage.board());
-        self.stage = Some(stage);
-        self.write_record()
+        })
     }
 
     fn video_time(&self, time: f64) -> Option<f64> {
@@ -827,35 +887,58 @@ impl EightRecording {
     }
 
     /// A referee's action, written to the chain naming `by`. Refusals are `BadOptions`.
-    /// An 8×8 game takes the closing of a flag; passes, dead stones and a misread move
-    /// moved elsewhere are Go's.
+    /// An 8×8 game takes the closing of a flag and the correction of the last move;
+    /// passes and dead stones are Go's.
     pub(super) fn act(&mut self, action: &Action, by: &str) -> Result<String, RecorderError> {
-        let refuse = |message: String| Err(RecorderError::BadOptions(message));
-        let Action::CloseFlag {
-            flag_id,
-            dismiss,
-            note,
-        } = action
-        else {
-            return refuse(format!(
-                "{} takes a referee's closing of a flag only; {action:?} is for Go",
-                self.game_name()
-            ));
-        };
         if self.stage.is_none() {
-            return refuse("no game has started on this board".into());
+            return Err(RecorderError::BadOptions(
+                "no game has started on this board".into(),
+            ));
         }
-        let Some(&(_, seq)) = self.flag_seqs.iter().find(|(id, _)| id == flag_id) else {
+        let message = match action {
+            Action::CloseFlag {
+                flag_id,
+                dismiss,
+                note,
+            } => self.close_flag(*flag_id, *dismiss, note, by)?,
+            Action::UndoLastMove => self.correct_last_move(None, by)?,
+            Action::ReplaceLastMoveWritten(written) => self.correct_last_move(Some(written), by)?,
+            Action::ReplaceLastMove(_) => {
+                return Err(RecorderError::BadOptions(format!(
+                    "a {} move is corrected by the move as its record writes it, not by a point",
+                    self.game_name()
+                )));
+            }
+            Action::Pass(_) | Action::MarkDead { .. } => {
+                return Err(RecorderError::BadOptions(format!(
+                    "{} takes a referee's closing of a flag or correction of the last move; {action:?} is for Go",
+                    self.game_name()
+                )));
+            }
+        };
+        self.last_line = message.clone();
+        Ok(message)
+    }
+
+    fn close_flag(
+        &mut self,
+        flag_id: u32,
+        dismiss: bool,
+        note: &str,
+        by: &str,
+    ) -> Result<String, RecorderError> {
+        let refuse = |message: String| Err(RecorderError::BadOptions(message));
+        let Some(&(_, seq)) = self.flag_seqs.iter().find(|(id, _)| *id == flag_id) else {
             return refuse(format!("no flag {flag_id} in this game"));
         };
-        if self.closed_flags.contains(flag_id) {
+        if self.closed_flags.contains(&flag_id) {
             return refuse(format!("flag {flag_id} is already closed"));
         }
         if let Some(stage) = self.stage.as_mut() {
-            stage.close_flag(*flag_id);
+            stage.close_flag(flag_id);
         }
-        self.closed_flags.push(*flag_id);
-        let (event, message) = super::actions::flag_closed(*flag_id, seq, *dismiss, note);
+        self.closed_flags.push(flag_id);
+        let (event, message) = super::actions::flag_closed(flag_id, seq, dismiss, note);
         let mut event = event.with_detail("by", by);
         event.video_time = self.video_time(self.now);
         self.append(event)?;
@@ -863,8 +946,85 @@ impl EightRecording {
             stage.add_comment(&message);
         }
         self.write_record()?;
-        self.last_line = message.clone();
         Ok(message)
+    }
+
+    /// The referee's correction of the last standing move: `written` is the move played
+    /// instead (checked against the position before it), `None` that no move was played.
+    /// The chain keeps the move as first recorded; the correction note after it is what
+    /// every reader of the chain ([`Chain8`]) applies, and the game is rebuilt from it.
+    fn correct_last_move(
+        &mut self,
+        written: Option<&str>,
+        by: &str,
+    ) -> Result<String, RecorderError> {
+        let events = super::read_chain(&self.out)?;
+        let chain = Chain8::read(&events)
+            .ok_or_else(|| RecorderError::BadOptions("no game has started on this board".into()))?;
+        let Some(last) = chain.moves.last() else {
+            return Err(RecorderError::BadOptions(
+                "no move stands in this game to correct".into(),
+            ));
+        };
+        let number = chain.moves.len();
+        let was = last.notation.clone().unwrap_or_default();
+        let color = last.color.unwrap_or(self.first);
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", CORRECTION)
+            .with_detail("by", by)
+            .with_detail("was", was.as_str());
+        let message = match written {
+            None => format!(
+                "move {number} ({} {was}) removed by the referee: it was not played (misread)",
+                color_name(color)
+            ),
+            Some(written) => {
+                let before = self.build_stage(&chain, &chain.moves[..number - 1], 1)?;
+                let (notation, points) = before
+                    .written_move(written)
+                    .map_err(RecorderError::BadOptions)?;
+                if notation == was {
+                    return Err(RecorderError::BadOptions(format!(
+                        "move {number} is already recorded as {was}"
+                    )));
+                }
+                event = event
+                    .with_detail("notation", notation.as_str())
+                    .with_points(points);
+                format!(
+                    "move {number} corrected by the referee: {} played {notation}, not {was} (misread)",
+                    color_name(color)
+                )
+            }
+        };
+        event.move_number = Some(number as u32);
+        event.color = Some(color);
+        event = event.with_detail("message", message.as_str());
+        event.video_time = self.video_time(self.now);
+        self.append(event)?;
+        self.rebuild()?;
+        Ok(message)
+    }
+
+    /// Builds the game again from the chain, once a referee's correction is in it. The
+    /// board as the camera last saw it stays what the next readings are compared with:
+    /// where it differs from the corrected game, the difference is known (a misreading
+    /// that persists is not read as the same move again, a move the camera missed is not
+    /// read as a new one).
+    fn rebuild(&mut self) -> Result<(), RecorderError> {
+        let events = super::read_chain(&self.out)?;
+        let resume_time = self.resume_time;
+        self.moves = 0;
+        self.flags = 0;
+        self.flag_seqs.clear();
+        self.closed_flags.clear();
+        self.stage = None;
+        self.restore(&events)?;
+        self.resume_time = resume_time;
+        if let (Some(stage), Some(seen)) = (self.stage.as_mut(), self.tracker.settled_view()) {
+            stage.acknowledge(seen);
+        }
+        Ok(())
     }
 
     fn game_name(&self) -> &'static str {
@@ -1512,19 +1672,10 @@ fn white_lead(position: &makhos::Position) -> i64 {
     mean_row(Color::White) - mean_row(Color::Black)
 }
 
-/// The FEN a game-start note records (given by `--fen`, or a game joined in progress).
-fn start_fen(start: &Event) -> Option<&str> {
-    start.detail.get("fen").and_then(Value::as_str)
-}
-
 fn unreadable_start(error: &crate::games::ParseError) -> RecorderError {
     RecorderError::BadOptions(format!(
-        "--resume: the record's start position does not read: {error}"
+        "the record's start position does not read: {error}"
     ))
-}
-
-fn is_note(event: &Event, note: &str) -> bool {
-    event.kind == Kind::Note && event.detail.get("note").and_then(Value::as_str) == Some(note)
 }
 
 impl Recording for EightRecording {
@@ -1676,6 +1827,161 @@ impl Recording for EightRecording {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A record folder holding a game of `game` with `moves` (as the record writes them),
+    /// as a recording leaves it.
+    fn recorded(game: &str, moves: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let mut detail = Map::new();
+        detail.insert("game".into(), game.into());
+        let mut log = EventLog::create(dir.path(), detail).unwrap();
+        log.append(
+            Event::new(Kind::Note)
+                .with_detail("note", "game-start")
+                .with_detail("game", game)
+                .with_detail("first", "white"),
+        )
+        .unwrap();
+        for (index, notation) in moves.iter().enumerate() {
+            let color = [Color::White, Color::Black][index % 2];
+            log.append(Event::new(Kind::Move).with_move(index as u32 + 1, color, *notation))
+                .unwrap();
+        }
+        dir
+    }
+
+    fn standing(dir: &std::path::Path) -> Vec<String> {
+        let events = super::super::read_chain(dir).unwrap();
+        Chain8::read(&events)
+            .unwrap()
+            .moves
+            .iter()
+            .map(|m| m.notation.clone().unwrap())
+            .collect()
+    }
+
+    fn act(dir: &std::path::Path, action: Action) -> Result<String, RecorderError> {
+        super::super::apply_action(dir, &action, "referee:Anan", None)
+    }
+
+    #[test]
+    fn a_referee_replaces_or_undoes_the_last_makruk_move_and_the_chain_still_verifies() {
+        let dir = recorded("makruk", &["e4", "d5"]);
+        let replaced = act(dir.path(), Action::ReplaceLastMoveWritten("e6e5".into())).unwrap();
+        assert!(replaced.contains("black played e5, not d5"), "{replaced}");
+        assert_eq!(standing(dir.path()), ["e4", "e5"]);
+        let pgn = std::fs::read_to_string(dir.path().join("game.pgn")).unwrap();
+        assert!(pgn.contains("1. e4") && pgn.contains("e5 {"), "{pgn}");
+        assert!(pgn.contains("corrected by the referee"), "{pgn}");
+
+        for refused in ["d4", "e5", "Zz9", "ab"] {
+            let answer = act(dir.path(), Action::ReplaceLastMoveWritten(refused.into()));
+            assert!(
+                matches!(answer, Err(RecorderError::BadOptions(_))),
+                "{refused}: {answer:?}"
+            );
+        }
+        assert!(matches!(
+            act(
+                dir.path(),
+                Action::ReplaceLastMove(crate::games::go::Point::new(3, 3))
+            ),
+            Err(RecorderError::BadOptions(_))
+        ));
+
+        let undone = act(dir.path(), Action::UndoLastMove).unwrap();
+        assert!(undone.contains("move 2 (black e5) removed"), "{undone}");
+        assert_eq!(standing(dir.path()), ["e4"]);
+        let pgn = std::fs::read_to_string(dir.path().join("game.pgn")).unwrap();
+        assert!(
+            !pgn.contains("e5 {") && pgn.contains("removed by the referee"),
+            "{pgn}"
+        );
+        act(dir.path(), Action::UndoLastMove).unwrap();
+        assert!(standing(dir.path()).is_empty());
+        assert!(matches!(
+            act(dir.path(), Action::UndoLastMove),
+            Err(RecorderError::BadOptions(_))
+        ));
+        let report = crate::record::verify(dir.path()).unwrap();
+        assert!(report.intact, "{}", report.to_text());
+    }
+
+    #[test]
+    fn after_a_correction_the_camera_view_it_contradicts_is_no_move_but_the_next_move_is() {
+        let start = makruk::Position::start();
+        let e4 = makruk::san::parse_san(&start, "e4").unwrap();
+        let after_e4 = start.after(&e4);
+        // The referee removed e4 (misread): the camera still shows it, and the rebuilt
+        // stage stands at the start.
+        let mut stage = Stage8::makruk(start.clone(), InferOptions::default());
+        stage.acknowledge(&after_e4.occupancy());
+        fn seen(squares: &[[f32; 3]], since: f64) -> Seen8<'_> {
+            Seen8 {
+                squares,
+                since,
+                now: since + 0.3,
+                hand_seen: true,
+            }
+        }
+        let read =
+            |occupancy: &Occupancy| crate::infer::eight::probabilities(occupancy, &[0.97; 64]);
+        let shown = read(&after_e4.occupancy());
+        for since in [1.0, 2.0, 4.0] {
+            let decisions = stage.observe(&seen(&shown, since), Some(since));
+            assert!(
+                decisions.is_empty(),
+                "{:?}",
+                decisions.iter().map(|d| &d.line).collect::<Vec<_>>()
+            );
+        }
+        // White's real first move, d4, shows beside the misread e4: that is the move.
+        let d4 = makruk::san::parse_san(&start, "d4").unwrap();
+        let mut both = after_e4.occupancy();
+        let moved = start.after(&d4).occupancy();
+        for [row, col] in start.occupancy().differences(&moved) {
+            both.set(row, col, moved.get(row, col));
+        }
+        let squares = read(&both);
+        let decisions = stage.observe(&seen(&squares, 6.0), Some(6.0));
+        let moves: Vec<&str> = decisions
+            .iter()
+            .filter(|d| d.kind == Kind::Move)
+            .filter_map(|d| d.notation.as_deref())
+            .collect();
+        assert_eq!(
+            moves,
+            ["d4"],
+            "{:?}",
+            decisions.iter().map(|d| &d.line).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_referee_names_a_makhos_move_by_its_squares_and_a_capture_by_its_ends() {
+        let start = makhos::Position::start(Men::Eight, Color::White);
+        let first = start.legal_moves()[0];
+        let after = start.play(&first);
+        let replies = after.legal_moves();
+        assert!(replies.len() >= 2, "two replies to choose from");
+        let written = |mv: &makhos::Move| makhos::WrittenMove::from(mv).to_string();
+        let dir = recorded("makhos", &[&written(&first), &written(&replies[0])]);
+        let instead = written(&replies[1]);
+        let replaced = act(dir.path(), Action::ReplaceLastMoveWritten(instead.clone())).unwrap();
+        assert!(
+            replaced.contains(&format!("played {instead}")),
+            "{replaced}"
+        );
+        assert_eq!(standing(dir.path()), [written(&first), instead]);
+        let pdn = std::fs::read_to_string(dir.path().join("game.pdn")).unwrap();
+        assert!(pdn.contains(&written(&replies[1])), "{pdn}");
+        for refused in ["1-32", "9", "x-y", ""] {
+            assert!(
+                act(dir.path(), Action::ReplaceLastMoveWritten(refused.into())).is_err(),
+                "{refused}"
+            );
+        }
+    }
 
     #[test]
     fn a_makhos_record_holding_an_illegal_move_replays_it_as_it_stood() {

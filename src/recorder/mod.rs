@@ -9,6 +9,7 @@
 //! already decided, and `--resume` continues the same record.
 
 mod actions;
+pub mod chain8;
 mod eight;
 pub mod evidence;
 pub mod pdn_view;
@@ -1033,13 +1034,7 @@ impl Session {
     }
 
     fn read_events(&self) -> Result<Vec<Event>, RecorderError> {
-        let path = self.out.join(crate::record::events::EVENTS_FILE);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|source| RecorderError::Write { path, source })?;
-        Ok(text
-            .lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .collect())
+        read_chain(&self.out)
     }
 
     /// Counts the game (TGA 13) with the stones marked dead and writes the result into the
@@ -1553,6 +1548,18 @@ impl Session {
         summary.flags = self.flags;
         Ok(())
     }
+}
+
+/// The events a record folder's chain holds so far, as written (a line that does not read
+/// is left out: `kradan verify` is what judges the chain).
+fn read_chain(out: &Path) -> Result<Vec<Event>, RecorderError> {
+    let path = out.join(crate::record::events::EVENTS_FILE);
+    let text =
+        std::fs::read_to_string(&path).map_err(|source| RecorderError::Write { path, source })?;
+    Ok(text
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect())
 }
 
 fn initial_position(

@@ -215,6 +215,9 @@ struct ActionBody {
     flag_id: Option<u32>,
     note: Option<String>,
     point: Option<String>,
+    /// A Mak-hos or Makruk move as its record writes it (`replace-last-move`).
+    #[serde(rename = "move")]
+    written_move: Option<String>,
     points: Option<Vec<String>>,
     counting: Option<String>,
 }
@@ -288,11 +291,17 @@ fn parse_action(body: &ActionBody, size: usize) -> Result<Action, ApiError> {
                 }
             },
         },
-        "replace-last-move" => Action::ReplaceLastMove(point(
-            body.point
-                .as_deref()
-                .ok_or_else(|| bad("action \"replace-last-move\" needs a point"))?,
-        )?),
+        "replace-last-move" => match (&body.point, &body.written_move) {
+            (Some(text), None) => Action::ReplaceLastMove(point(text)?),
+            (None, Some(written)) if !written.trim().is_empty() && written.len() <= 64 => {
+                Action::ReplaceLastMoveWritten(written.trim().to_string())
+            }
+            _ => {
+                return Err(bad(
+                    "action \"replace-last-move\" needs a point (Go, SGF letters like \"dd\") or a move (Mak-hos \"9-13\", Makruk \"Ne2\")",
+                ));
+            }
+        },
         "undo-last-move" => Action::UndoLastMove,
         other => {
             return Err(bad(format!(
@@ -584,6 +593,24 @@ mod tests {
             )
             .is_err()
         );
+        assert_eq!(
+            parse_action(
+                &body(r#"{"action":"replace-last-move","by":"r","move":" 9x18 "}"#),
+                8
+            )
+            .unwrap(),
+            Action::ReplaceLastMoveWritten("9x18".into())
+        );
+        for neither_or_both in [
+            r#"{"action":"replace-last-move","by":"r"}"#,
+            r#"{"action":"replace-last-move","by":"r","move":""}"#,
+            r#"{"action":"replace-last-move","by":"r","point":"cd","move":"e4"}"#,
+        ] {
+            assert!(
+                parse_action(&body(neither_or_both), 9).is_err(),
+                "{neither_or_both}"
+            );
+        }
         assert!(parse_action(&body(r#"{"action":"resolve","by":"r"}"#), 9).is_err());
         assert!(parse_action(&body(r#"{"action":"pass","by":"r","color":"red"}"#), 9).is_err());
         assert!(parse_action(&body(r#"{"action":"fly","by":"r"}"#), 9).is_err());

@@ -2,13 +2,13 @@
 //! engines: the events carry each move's notation, and the engine gives back which pieces
 //! stand where (a Makruk figure's kind, a Mak-hos king) — what the camera cannot tell.
 
-use super::game::{Captures, LastMove, note};
+use super::game::{Captures, LastMove};
 use crate::games::Color;
 use crate::games::makhos::{self, Men};
 use crate::games::makruk;
 use crate::geometry::eight::EightGame;
-use crate::record::{Event, Kind};
-use serde_json::Value;
+use crate::record::Event;
+use crate::recorder::chain8::Chain8;
 
 /// One position of an 8×8 game, in its engine's terms.
 #[derive(Clone, Debug)]
@@ -54,23 +54,28 @@ impl EightLine {
     /// (an illegal move kept as played) leaves the board as it was, as the recorder's own
     /// replay does for Go, but still counts as a move of its number.
     pub fn from_events(events: &[Event]) -> Option<EightLine> {
-        let start_index = events.iter().rposition(|e| note(e) == Some("game-start"))?;
-        let start = &events[start_index];
+        let chain = Chain8::read(events)?;
+        let start = chain.start;
         let game: EightGame = start.detail.get("game")?.as_str()?.parse().ok()?;
-        let first = match start.detail.get("first").and_then(Value::as_str) {
-            Some("black") => Color::Black,
-            _ => Color::White,
-        };
+        let first = chain.first().unwrap_or(Color::White);
         let start_position = match game {
             EightGame::Makhos => {
-                let men = match start.detail.get("men").and_then(Value::as_u64) {
+                let men = match chain.men() {
                     Some(12) => Men::Twelve,
                     _ => Men::Eight,
                 };
-                Position8::Makhos(makhos::Position::start(men, first))
+                Position8::Makhos(
+                    chain
+                        .fen()
+                        .and_then(|fen| makhos::read_fen(fen).ok())
+                        .unwrap_or_else(|| makhos::Position::start(men, first)),
+                )
             }
             EightGame::Makruk => {
-                let start = makruk::Position::start();
+                let start = chain
+                    .fen()
+                    .and_then(|fen| makruk::Position::from_fen(fen).ok())
+                    .unwrap_or_else(makruk::Position::start);
                 Position8::Makruk(if start.turn() == first {
                     start
                 } else {
@@ -78,20 +83,7 @@ impl EightLine {
                 })
             }
         };
-        let mut standing: Vec<&Event> = Vec::new();
-        for event in &events[start_index + 1..] {
-            let number = event.move_number.unwrap_or(0) as usize;
-            match event.kind {
-                Kind::Move => {
-                    standing.truncate(number.saturating_sub(1));
-                    standing.push(event);
-                }
-                Kind::Note if note(event) == Some("taken-back") => {
-                    standing.truncate(number.saturating_sub(1));
-                }
-                _ => {}
-            }
-        }
+        let standing = &chain.moves;
         let mut positions = vec![start_position];
         let mut moves = Vec::new();
         for event in standing {
@@ -252,6 +244,7 @@ impl Position8 {
 mod tests {
     use super::super::game::tests::event;
     use super::*;
+    use crate::record::Kind;
     use serde_json::json;
 
     fn start(seq: u64, game: &str, first: &str) -> Event {
@@ -322,6 +315,36 @@ mod tests {
         let last = now.last_move.unwrap();
         assert!(last.from.is_some() && last.cell.is_some());
         assert_eq!(now.rows.concat().matches('W').count(), 8);
+    }
+
+    #[test]
+    fn a_game_begun_from_a_fen_and_corrected_by_the_referee_is_shown_as_corrected() {
+        let start_position = makruk::Position::start();
+        let e4 = makruk::san::parse_san(&start_position, "e4").unwrap();
+        let given = start_position.after(&e4);
+        let mut correction = event(4, Kind::Note)
+            .with_detail("note", "correction")
+            .with_detail("notation", "e5");
+        correction.move_number = Some(1);
+        let events = vec![
+            start(1, "makruk", "black").with_detail("fen", given.to_fen()),
+            played(2, 1, Color::Black, "d5"),
+            correction,
+        ];
+        let line = EightLine::from_events(&events).unwrap();
+        let begun = line.board(0).unwrap();
+        assert_eq!(begun.to_move, Color::Black);
+        let given_rows: Vec<String> = given
+            .occupancy()
+            .to_text_rows()
+            .iter()
+            .map(|row| row.replace(' ', ""))
+            .collect();
+        assert_eq!(begun.rows, given_rows);
+        assert_eq!(line.moves.len(), 1);
+        assert_eq!(line.moves[0].notation, "e5");
+        let after = line.board(1).unwrap();
+        assert_eq!(after.last_move.unwrap().cell, Some([3, 4]));
     }
 
     #[test]

@@ -121,6 +121,11 @@ impl EightTracker {
         self.believed = Some(occupancy);
     }
 
+    /// The last settled reading in the game's rows: the board as the camera last saw it.
+    pub fn settled_view(&self) -> Option<&Occupancy> {
+        self.last_settled.as_ref()
+    }
+
     /// Starts from a known position in the game's rows (a resumed record): the board found
     /// is turned to match it rather than to the start position.
     pub fn assume_settled(&mut self, occupancy: Occupancy) {

@@ -45,7 +45,7 @@ pub use explain::{
 pub use movegen::{Move, MoveClass};
 pub use pdn::{GAME_TYPE, GameResult, PdnGame, WrittenMove, fen, read_fen, read_pdn, write_pdn};
 pub use position::{Kind, Men, Piece, Position, Square};
-pub use replay::replay;
+pub use replay::{matching_move, replay};
 
 #[cfg(doc)]
 use crate::games::Occupancy;

@@ -366,7 +366,7 @@ impl Run {
 /// The move of the side to move that `written` names: its first and last squares, and any
 /// squares in between among its landings in order (PDN may abbreviate a capture to its
 /// ends). A fully legal move is preferred, then one whose squares are all written.
-fn matching_move(position: &Position, written: &WrittenMove) -> Option<(Move, MoveClass)> {
+pub fn matching_move(position: &Position, written: &WrittenMove) -> Option<(Move, MoveClass)> {
     let squares = &written.squares;
     let (&from, rest) = squares.split_first()?;
     let (&to, middle) = rest.split_last()?;
