@@ -636,6 +636,8 @@ pub(super) struct EightRecording {
     joinable: Option<(Occupancy, f64)>,
     /// The wait for a reading the start fits was noted.
     waiting_noted: bool,
+    /// A reading that could be a game in progress was too unsure to join, and said so.
+    join_unsure_noted: bool,
     /// A frame-by-frame account on stderr (`KRADAN_TRACE`), for whoever tunes the tracker.
     trace: bool,
     infer: InferOptions,
@@ -701,6 +703,7 @@ impl EightRecording {
             joined: None,
             joinable: None,
             waiting_noted: false,
+            join_unsure_noted: false,
             trace: std::env::var_os("KRADAN_TRACE").is_some(),
             infer: InferOptions {
                 stills,
@@ -1304,6 +1307,31 @@ impl EightRecording {
             self.joinable = None;
             return Ok(false);
         }
+        let unsure = unsure_squares(settled);
+        if !unsure.is_empty() {
+            // The hold starts again once every square reads sure.
+            self.joinable = None;
+            if !self.join_unsure_noted {
+                self.join_unsure_noted = true;
+                let message = format!(
+                    "a game in progress may be on the board, but {} of its squares read too unsure to join it from (under {:.0} % for any one reading); waiting for a surer view",
+                    unsure.len(),
+                    100.0 * JOIN_CONFIDENCE
+                );
+                on_line(&message);
+                let marks: Vec<([usize; 2], Mark)> =
+                    unsure.iter().map(|&p| (p, Mark::Flagged)).collect();
+                let mut event = self
+                    .note_event(frame, "join-unsure", &message, Some(&marks))?
+                    .with_points(unsure.iter().copied());
+                event
+                    .detail
+                    .insert("board".into(), json!(seen.to_text_rows()));
+                event.video_time = self.video_time(settled.since);
+                self.append(event)?;
+            }
+            return Ok(false);
+        }
         let since = match &self.joinable {
             Some((held, since)) if held == seen => *since,
             _ => settled.since,
@@ -1566,6 +1594,29 @@ const MISREAD_AT_START: usize = 16;
 /// twice a hand's longest pause over the board, and shorter than the 1.5 s the rendered
 /// players leave between moves, so that a game is joined before its next move.
 const JOIN_AFTER: f64 = 1.0;
+
+/// The least share of the settled vote every square must give its reading before a game
+/// in progress is joined from it. Joining builds the whole record on one reading, so it
+/// must be sure of every square: on the rendered join test the least sure square had
+/// 0.98, while Mak-hos 300217, whose dark men were not seen, joined a position with a
+/// square at 0.45.
+const JOIN_CONFIDENCE: f32 = 0.8;
+
+/// The Mak-hos squares of play (game rows) where a settled reading's vote is under
+/// [`JOIN_CONFIDENCE`].
+fn unsure_squares(settled: &Settled8) -> Vec<[usize; 2]> {
+    settled
+        .squares
+        .iter()
+        .enumerate()
+        .map(|(index, p)| ([index / 8, index % 8], p))
+        .filter(|([row, col], p)| {
+            makhos::Square::at(*row, *col).is_some()
+                && p.iter().copied().fold(0.0, f32::max) < JOIN_CONFIDENCE
+        })
+        .map(|(square, _)| square)
+        .collect()
+}
 
 /// A position the record begins from: the one `--fen` gave, a game joined in progress or
 /// the start.
@@ -2040,6 +2091,28 @@ mod tests {
             }
         }
         assert!(!fits_opening(EightGame::Makruk, &start, &off));
+    }
+
+    #[test]
+    fn a_game_in_progress_is_joined_only_from_a_reading_sure_of_every_square_of_play() {
+        let position = makhos::Position::start(Men::Eight, Color::White);
+        let occupancy = position.occupancy();
+        let mut settled = Settled8 {
+            squares: crate::infer::eight::probabilities(&occupancy, &[0.97; 64]),
+            occupancy,
+            since: 0.0,
+            since_index: 0,
+            frames: 10,
+        };
+        assert!(unsure_squares(&settled).is_empty());
+        // A light square (no play there) may read unsure; a square of play may not.
+        settled.squares[0] = [0.5, 0.3, 0.2];
+        assert!(unsure_squares(&settled).is_empty());
+        let of_play = (0..64)
+            .find(|&i| makhos::Square::at(i / 8, i % 8).is_some())
+            .unwrap();
+        settled.squares[of_play] = [0.45, 0.40, 0.15];
+        assert_eq!(unsure_squares(&settled), [[of_play / 8, of_play % 8]]);
     }
 
     #[test]
