@@ -640,9 +640,13 @@ impl Recording for GoRecording {
             }
             session.start_game(size)?;
         }
+        if !report.events.is_empty() {
+            session.hands.lost_sight();
+        }
         match report.view {
             View::Moving { .. } | View::Covered { .. } => session.hands.over(frame.time),
-            View::NoBoard | View::Clear => {}
+            View::NoBoard => session.hands.lost_sight(),
+            View::Clear => {}
         }
         if let Some(settled) = &report.settled {
             session.settled(settled, frame, tracker, on_line)?;
@@ -716,6 +720,12 @@ impl Hands {
             self.count += 1;
         }
         self.last = Some(time);
+    }
+
+    /// The board was out of sight or found again (a bump covers the board as a hand
+    /// does): the next hand is another visit, however soon it comes.
+    fn lost_sight(&mut self) {
+        self.last = None;
     }
 }
 
