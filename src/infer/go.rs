@@ -65,9 +65,9 @@ pub struct Seen<'a> {
     /// Source time of the first frame showing it, and now.
     pub since: f64,
     pub now: f64,
-    /// Whether a hand (or anything moving) was over the board since the last position
-    /// this stage acted on.
-    pub hand_seen: bool,
+    /// How many times a hand (or anything moving) came over the board since the last
+    /// position this stage acted on: 0 for none, and a hand that stays is one.
+    pub hands: usize,
     /// Neighbouring points, both bare, with a stone seen on the line between them: one
     /// pushed half a point off its own.
     pub between: &'a [[[usize; 2]; 2]],
@@ -317,7 +317,7 @@ impl GoInference {
                 // The last stone on the next point with no hand seen was knocked there,
                 // not taken back by its player.
                 let knocked =
-                    !seen.hand_seen && flag.kind == FlagKind::TakenBack && flag.points.len() == 2;
+                    seen.hands == 0 && flag.kind == FlagKind::TakenBack && flag.points.len() == 2;
                 // One stone of the side to move gone, and nothing placed: the player who
                 // just moved took it off as if his move had captured it (TGA 27). A stone
                 // of his own gone is not taken as a prisoner: it slid off its point, where
@@ -389,6 +389,42 @@ impl GoInference {
             }
         }
 
+        // One hand puts down stones of one colour: new stones of the other colour that
+        // came with the mover's stone under a single visit are misread (a white stone
+        // read at 1.00 beside a black move on a development clip), not the opponent's
+        // reply. The renderer stages no anomaly that does this (`added` is the
+        // opponent's own visit), so they are remembered as seen and noted, not flagged.
+        let mut misread = Vec::new();
+        if seen.hands == 1
+            && let Some(found) = &best
+            && let Some(mover) = found
+                .moves
+                .iter()
+                .find_map(|&(color, mv)| matches!(mv, Move::Play(_)).then_some(color))
+        {
+            let others: Vec<Point> = found
+                .moves
+                .iter()
+                .filter_map(|&(color, mv)| match mv {
+                    Move::Play(p) if color != mover => Some(p),
+                    _ => None,
+                })
+                .collect();
+            let mut part = corrected.clone();
+            for p in &others {
+                let (row, col) = (p.row as usize, p.col as usize);
+                part.set(row, col, rules_board.get(row, col));
+            }
+            if !others.is_empty()
+                && let Ok(found) = explain(&self.position, &part, context)
+                && let Some(one) = found.into_iter().next()
+                && one.moves.iter().all(|&(color, _)| color == mover)
+            {
+                best = Some(one);
+                misread = others;
+            }
+        }
+
         // The last stone was taken back and its player now puts one elsewhere: that is
         // where the move was played, not a second move of the same colour.
         if let Some(found) = &best
@@ -425,7 +461,7 @@ impl GoInference {
                         seen.confidence[p.row as usize * size + p.col as usize] >= SURE_KNOCK
                     })
             });
-            let confirm = if (seen.hand_seen && sure) || knocked {
+            let confirm = if (seen.hands > 0 && sure) || knocked {
                 self.options.confirm_seconds / 2.0
             } else {
                 self.options.confirm_seconds
@@ -465,7 +501,7 @@ impl GoInference {
                 .differences(seen.occupancy)
                 .iter()
                 .any(|&[row, col]| seen.confidence[row * size + col] < 0.6);
-            if (!seen.hand_seen || unsure) && stood < self.options.unexplained_seconds {
+            if (seen.hands == 0 || unsure) && stood < self.options.unexplained_seconds {
                 return outcomes;
             }
         }
@@ -491,6 +527,32 @@ impl GoInference {
         outcomes.extend(unsure_note);
         if let Some(best) = best {
             self.apply(best, seen.occupancy, &mut outcomes);
+        }
+        if !misread.is_empty() {
+            for p in &misread {
+                let (row, col) = (p.row as usize, p.col as usize);
+                self.discrepancies.insert(
+                    *p,
+                    Discrepancy {
+                        expected: self.position.board().get(*p),
+                        shown: seen.occupancy.get(row, col),
+                        flag: None,
+                        captured_by: None,
+                    },
+                );
+            }
+            outcomes.push(Outcome::Unsure {
+                message: format!(
+                    "a stone read at {} came under the same hand as the move: one hand places \
+                     one colour, so it is not a move",
+                    misread
+                        .iter()
+                        .map(|p| p.to_sgf())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                points: misread,
+            });
         }
         self.board = seen.occupancy.clone();
         outcomes
@@ -902,7 +964,7 @@ mod tests {
             confidence,
             since,
             now,
-            hand_seen: true,
+            hands: 1,
             between: &[],
         }
     }
@@ -960,6 +1022,49 @@ mod tests {
             moves(&out),
             [(Color::Black, "bb".to_string())],
             "the record goes on"
+        );
+    }
+
+    #[test]
+    fn a_stone_of_the_other_colour_under_the_movers_hand_is_a_misreading_not_a_reply() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        // Black plays cc; a white stone is read at ba beside it under the same hand.
+        let both = board(&[".W...", ".....", "..B..", ".....", "....."]);
+        let out = game.observe(&seen(&both, &SURE, 1.0, 1.2));
+        assert_eq!(moves(&out), [(Color::Black, "cc".to_string())], "{out:?}");
+        assert!(flags(&out).is_empty(), "{out:?}");
+        assert!(
+            out.iter().any(
+                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(0, 1)])
+            ),
+            "{out:?}"
+        );
+        // The misread stone stays in view: White's real move is White's, not a double move.
+        let reply = board(&[".W...", ".....", "..B..", "...W.", "....."]);
+        let out = game.observe(&seen(&reply, &SURE, 2.0, 2.2));
+        assert_eq!(moves(&out), [(Color::White, "dd".to_string())], "{out:?}");
+        assert!(flags(&out).is_empty(), "{out:?}");
+        // It goes from view with no word: it never was a stone of the game.
+        let gone = board(&[".....", ".....", "..B..", "...W.", "....."]);
+        let out = game.observe(&seen(&gone, &SURE, 3.0, 4.2));
+        assert!(out.is_empty(), "{out:?}");
+        assert!(game.discrepancies().is_empty());
+    }
+
+    #[test]
+    fn two_colours_from_two_hands_are_two_moves() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let both = board(&[".W...", ".....", "..B..", ".....", "....."]);
+        let out = game.observe(&Seen {
+            hands: 2,
+            ..seen(&both, &SURE, 1.0, 1.2)
+        });
+        assert_eq!(
+            moves(&out),
+            [
+                (Color::Black, "cc".to_string()),
+                (Color::White, "ba".to_string())
+            ]
         );
     }
 
@@ -1151,7 +1256,7 @@ mod tests {
         game.observe(&seen(&two, &SURE, 2.0, 2.2));
         let knocked = board(&[".....", "W....", "..B..", ".....", "....."]);
         let mut quiet = seen(&knocked, &SURE, 3.0, 4.6);
-        quiet.hand_seen = false;
+        quiet.hands = 0;
         let out = game.observe(&quiet);
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
         assert!(
@@ -1276,7 +1381,7 @@ mod tests {
         let mut game = GoInference::new(Position::new(5), InferOptions::default());
         let now = board(&[".....", ".....", "..B..", ".....", "....."]);
         let mut quiet = seen(&now, &SURE, 3.0, 3.3);
-        quiet.hand_seen = false;
+        quiet.hands = 0;
         assert!(game.observe(&quiet).is_empty());
         quiet.now = 5.1;
         assert_eq!(moves(&game.observe(&quiet)).len(), 1);
@@ -1301,7 +1406,7 @@ mod tests {
         remembered[2 * 5 + 2] = 0.8;
         remembered[2 * 5 + 3] = 0.8;
         let mut quiet = seen(&knocked, &remembered, 4.0, 4.9);
-        quiet.hand_seen = false;
+        quiet.hands = 0;
         assert!(game.observe(&quiet).is_empty(), "not yet");
         quiet.now = 5.1;
         assert_eq!(flags(&game.observe(&quiet)), [FlagKind::Displaced]);
@@ -1310,7 +1415,7 @@ mod tests {
         let mut unsure = SURE;
         unsure[2 * 5 + 3] = 0.5;
         let mut quiet = seen(&knocked, &unsure, 4.0, 5.1);
-        quiet.hand_seen = false;
+        quiet.hands = 0;
         assert!(game.observe(&quiet).is_empty(), "not yet");
         quiet.now = 5.6;
         assert_eq!(flags(&game.observe(&quiet)), [FlagKind::Displaced]);

@@ -44,6 +44,11 @@ use std::time::Instant;
 /// ten looks a second commit a move within a few tenths of a second of the hand leaving.
 pub const DEFAULT_RATE: f64 = 10.0;
 
+/// Seconds with no hand over the board after which the next hand is another visit, not
+/// the same one lifting for a frame: the players' hands were 0.8 s apart or more on
+/// rendered footage, and a position settles in 0.2 s.
+const HAND_AWAY: f64 = 0.4;
+
 /// Which game the board in view is played in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordedGame {
@@ -636,9 +641,13 @@ impl Recording for GoRecording {
             }
             session.start_game(size)?;
         }
+        if !report.events.is_empty() {
+            session.hands.lost_sight();
+        }
         match report.view {
-            View::Moving { .. } | View::Covered { .. } => session.hand_seen = true,
-            View::NoBoard | View::Clear => {}
+            View::Moving { .. } | View::Covered { .. } => session.hands.over(frame.time),
+            View::NoBoard => session.hands.lost_sight(),
+            View::Clear => {}
         }
         if let Some(settled) = &report.settled {
             session.settled(settled, frame, tracker, on_line)?;
@@ -696,6 +705,31 @@ fn is_note(event: &Event, note: &str) -> bool {
     event.kind == Kind::Note && event.detail.get("note").and_then(Value::as_str) == Some(note)
 }
 
+/// How many times a hand came over the board: a hand lifting for a frame while it
+/// places a stone is still the same visit.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hands {
+    count: usize,
+    /// The source time a hand was last over the board.
+    last: Option<f64>,
+}
+
+impl Hands {
+    /// A hand (or anything moving) is over the board at `time`.
+    fn over(&mut self, time: f64) {
+        if self.count == 0 || self.last.is_none_or(|last| time - last > HAND_AWAY) {
+            self.count += 1;
+        }
+        self.last = Some(time);
+    }
+
+    /// The board was out of sight or found again (a bump covers the board as a hand
+    /// does): the next hand is another visit, however soon it comes.
+    fn lost_sight(&mut self) {
+        self.last = None;
+    }
+}
+
 /// Everything written, and the game state it is written from.
 struct Session {
     log: EventLog,
@@ -709,8 +743,8 @@ struct Session {
     live: bool,
     /// Every frame is a still taken after a move (a folder read without --fps).
     stills: bool,
-    /// A hand was over the board since the last position acted on.
-    hand_seen: bool,
+    /// The hands over the board since the last position acted on.
+    hands: Hands,
     /// The frame of the last position acted on (reduced for evidence) and its factor.
     before: Option<(Mat, f64)>,
     resume_time: Option<f64>,
@@ -766,7 +800,7 @@ impl Session {
             komi: options.komi,
             live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
             stills: kind == SourceKind::Stills,
-            hand_seen: false,
+            hands: Hands::default(),
             before: None,
             resume_time: None,
             moves: 0,
@@ -1171,7 +1205,7 @@ impl Session {
         };
         if &settled.occupancy == inference.board() {
             // Nothing new: whatever the hand did, it left the board as it was.
-            self.hand_seen = false;
+            self.hands.count = 0;
             if self.before.is_none() {
                 self.before = Some(evidence::reduce(&frame.image)?);
             }
@@ -1183,7 +1217,7 @@ impl Session {
             confidence: &settled.confidence,
             since: settled.since,
             now: frame.time,
-            hand_seen: self.hand_seen,
+            hands: self.hands.count,
             between: &settled.between,
         });
         if std::env::var_os("KRADAN_TRACE").is_some() {
@@ -1205,7 +1239,7 @@ impl Session {
                 "{:8.2} observe since={:.2} hand={} changes={} -> {:?}",
                 frame.time,
                 settled.since,
-                self.hand_seen,
+                self.hands.count,
                 changes.join(","),
                 outcomes
                     .iter()
@@ -1234,7 +1268,7 @@ impl Session {
             Some((&before_board, &settled.occupancy)),
             on_line,
         )?;
-        self.hand_seen = false;
+        self.hands.count = 0;
         Ok(())
     }
 
@@ -1694,5 +1728,27 @@ impl Progress {
         if self.enabled && self.terminal {
             eprintln!();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hand_lifting_for_a_frame_is_one_visit_and_a_hand_back_later_another() {
+        let mut hands = Hands::default();
+        for time in [1.0, 1.1, 1.2, 1.5, 1.6] {
+            hands.over(time);
+        }
+        assert_eq!(hands.count, 1, "0.3 s away while placing is the same hand");
+        hands.over(2.5);
+        assert_eq!(hands.count, 2, "the opponent's hand 0.9 s later is another");
+        hands.count = 0;
+        hands.over(2.6);
+        assert_eq!(
+            hands.count, 1,
+            "a hand still there after a position is acted on counts"
+        );
     }
 }
