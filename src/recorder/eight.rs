@@ -1055,6 +1055,30 @@ impl EightRecording {
         Ok(())
     }
 
+    /// A note on squares of a settled reading before the game starts: said on the live
+    /// line, the frame as evidence with the squares circled, the squares, the board as
+    /// read, at the time the reading settled.
+    fn reading_note(
+        &mut self,
+        frame: &Frame,
+        settled: &Settled8,
+        note: &str,
+        message: &str,
+        squares: &[[usize; 2]],
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<Event, RecorderError> {
+        on_line(message);
+        let marks: Vec<([usize; 2], Mark)> = squares.iter().map(|&p| (p, Mark::Flagged)).collect();
+        let mut event = self
+            .note_event(frame, note, message, Some(&marks))?
+            .with_points(squares.iter().copied());
+        event
+            .detail
+            .insert("board".into(), json!(settled.occupancy.to_text_rows()));
+        event.video_time = self.video_time(settled.since);
+        Ok(event)
+    }
+
     /// A note on what the board shows, at the frame's time; with `marks`, the frame as
     /// evidence with those squares circled and the message as its caption.
     fn note_event(
@@ -1271,17 +1295,16 @@ impl EightRecording {
                         " (--fen gives the position of a game in progress)",
                 }
             );
-            on_line(&message);
-            let marks: Vec<([usize; 2], Mark)> =
-                mismatches.iter().map(|&p| (p, Mark::Flagged)).collect();
-            let mut event = self
-                .note_event(frame, "waiting-for-start", &message, Some(&marks))?
-                .with_detail("start_mismatches", mismatches.len())
-                .with_points(mismatches.iter().copied());
-            event
-                .detail
-                .insert("board".into(), json!(seen.to_text_rows()));
-            event.video_time = self.video_time(settled.since);
+            let event = self
+                .reading_note(
+                    frame,
+                    settled,
+                    "waiting-for-start",
+                    &message,
+                    &mismatches,
+                    on_line,
+                )?
+                .with_detail("start_mismatches", mismatches.len());
             self.append(event)?;
         }
         Ok(false)
@@ -1321,16 +1344,8 @@ impl EightRecording {
                     unsure.len(),
                     100.0 * JOIN_CONFIDENCE
                 );
-                on_line(&message);
-                let marks: Vec<([usize; 2], Mark)> =
-                    unsure.iter().map(|&p| (p, Mark::Flagged)).collect();
-                let mut event = self
-                    .note_event(frame, "join-unsure", &message, Some(&marks))?
-                    .with_points(unsure.iter().copied());
-                event
-                    .detail
-                    .insert("board".into(), json!(seen.to_text_rows()));
-                event.video_time = self.video_time(settled.since);
+                let event =
+                    self.reading_note(frame, settled, "join-unsure", &message, &unsure, on_line)?;
                 self.append(event)?;
             }
             return Ok(false);
