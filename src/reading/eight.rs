@@ -68,10 +68,13 @@ impl Pieces {
 /// man and a Makruk pawn's base.
 const BODY_RADIUS: f64 = 0.2;
 
-/// The body's distance from the bare board, in board scatters, at which empty and
-/// occupied are equally likely, and the width of that transition.
-const OCCUPIED_MIDPOINT: f64 = 4.0;
-const OCCUPIED_WIDTH: f64 = 0.8;
+/// The body's distance from the bare board, in board scatters per channel
+/// ([`scaled_distance`]), at which empty and occupied are equally likely, and the width
+/// of that transition. A channel's scatter is about the middle of its bare squares'
+/// residuals, 0.67 of a standard deviation, so the midpoint is 4 standard deviations;
+/// bare squares' three channels together pass it about once in a thousand squares.
+const OCCUPIED_MIDPOINT: f64 = 6.0;
+const OCCUPIED_WIDTH: f64 = 1.2;
 
 /// Reads every square of a located board in `image` (BGR, the pixels `board` is in).
 pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<Observation> {
