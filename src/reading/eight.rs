@@ -7,13 +7,15 @@
 //! 1. **The bare board.** Each square's corners are its least covered part: a disc stands
 //!    in the middle and a tall piece leans over the far side only. The colour of the corners
 //!    of every square of one class (dark or light squares of a checkered board, all squares
-//!    of a plain one) is fitted by a plane over the board (light falls off across it),
-//!    keeping the squares that agree best, so pieces and shadows do not pull the fit.
+//!    of a plain one) is fitted by a smooth (quadratic) surface over the board (light
+//!    falls off across it), keeping the squares that agree best, so pieces and shadows do
+//!    not pull the fit.
 //! 2. **The piece's body.** On an oblique view a piece's body appears pushed away from the
 //!    camera (further the taller it is); the camera's position is recovered from the
 //!    homography and each square is sampled where a body standing on it would show.
 //! 3. **Occupied** is how far the body's colour lies from the bare board's there, in units
-//!    of how much bare squares scatter about their plane.
+//!    of how much bare squares scatter about it, per Lab channel (light moves lightness
+//!    more than hue).
 //! 4. **Dark or light** splits the occupied squares' lightness where it has its widest
 //!    gap (both sides' pieces are on most boards); with one cluster only, the board's own
 //!    squares decide which side of it they are.
@@ -66,10 +68,13 @@ impl Pieces {
 /// man and a Makruk pawn's base.
 const BODY_RADIUS: f64 = 0.2;
 
-/// The body's distance from the bare board, in board scatters, at which empty and
-/// occupied are equally likely, and the width of that transition.
-const OCCUPIED_MIDPOINT: f64 = 4.0;
-const OCCUPIED_WIDTH: f64 = 0.8;
+/// The body's distance from the bare board, in board scatters per channel
+/// ([`scaled_distance`]), at which empty and occupied are equally likely, and the width
+/// of that transition. A channel's scatter is about the middle of its bare squares'
+/// residuals, 0.67 of a standard deviation, so the midpoint is 4 standard deviations;
+/// bare squares' three channels together pass it about once in a thousand squares.
+const OCCUPIED_MIDPOINT: f64 = 6.0;
+const OCCUPIED_WIDTH: f64 = 1.2;
 
 /// Reads every square of a located board in `image` (BGR, the pixels `board` is in).
 pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<Observation> {
@@ -136,13 +141,14 @@ pub struct SquareMeasures {
     pieces: Pieces,
     /// Lab, row by row.
     bodies: Vec<[f64; 3]>,
-    /// The bare board under each square's body: the fitted plane of its class, or its
+    /// The bare board under each square's body: the fitted surface of its class, or its
     /// own uncovered corners where they are closer to the body (a lamp's falloff).
     references: Vec<[f64; 3]>,
     /// Each square's own uncovered corners (Lab).
     local: Vec<[f64; 3]>,
-    /// Per square, how much bare squares of its class scatter about their plane.
-    scatters: Vec<f64>,
+    /// Per square and Lab channel, how much bare squares of its class scatter about
+    /// their surface.
+    scatters: Vec<[f64; 3]>,
     /// The board's lightness at its middle, per class of square.
     board_lightness: Vec<f64>,
 }
@@ -204,13 +210,13 @@ impl SquareMeasures {
             Surface::Checkered => 2,
             Surface::Grid => 1,
         };
-        let planes: Vec<(Plane, f64)> = (0..classes)
+        let falloffs: Vec<(Falloff, [f64; 3])> = (0..classes)
             .map(|class| {
                 let members: Vec<(f64, f64, [f64; 3])> = (0..SQUARES * SQUARES)
                     .filter(|&i| class_of(i / SQUARES, i % SQUARES) == class)
                     .map(|i| ((i % SQUARES) as f64, (i / SQUARES) as f64, corners[i]))
                     .collect();
-                Plane::fit_trimmed(&members)
+                Falloff::fit_trimmed(&members)
             })
             .collect();
         let local = match pieces {
@@ -222,8 +228,8 @@ impl SquareMeasures {
         for row in 0..SQUARES {
             for col in 0..SQUARES {
                 let i = row * SQUARES + col;
-                let (plane, scatter) = &planes[class_of(row, col)];
-                let bare = plane.at(col as f64, row as f64);
+                let (falloff, scatter) = &falloffs[class_of(row, col)];
+                let bare = falloff.at(col as f64, row as f64);
                 // A disc never reaches its square's corners: where light falls off across
                 // a square (a lamp near one edge), they are the better reference; for
                 // figures the two corners nearest the camera are (a figure leans away).
@@ -233,12 +239,12 @@ impl SquareMeasures {
                     bare
                 };
                 references.push(reference);
-                scatters.push(scatter.max(pieces.min_scatter()));
+                scatters.push(scatter.map(|s| s.max(pieces.min_scatter())));
             }
         }
-        let board_lightness = planes
+        let board_lightness = falloffs
             .iter()
-            .map(|(plane, _)| plane.at(3.5, 3.5)[0])
+            .map(|(falloff, _)| falloff.at(3.5, 3.5)[0])
             .collect();
         Ok(SquareMeasures {
             pieces,
@@ -254,7 +260,8 @@ impl SquareMeasures {
     pub fn observation(&self) -> Observation {
         let occupied: Vec<f64> = (0..SQUARES * SQUARES)
             .map(|i| {
-                let from_board = distance(self.bodies[i], self.references[i]) / self.scatters[i];
+                let from_board =
+                    scaled_distance(self.bodies[i], self.references[i], self.scatters[i]);
                 logistic((from_board - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH)
             })
             .collect();
@@ -428,80 +435,126 @@ fn two_means(values: &[[f64; 3]]) -> Option<[[f64; 3]; 2]> {
 /// groups to be taken as the two sides.
 const MIN_PIECE_CONTRAST: f64 = 50.0;
 
-/// A colour that varies linearly over the board: `colour = a + b · col + c · row` per
-/// channel.
+/// A colour that varies smoothly over the board: per channel a quadratic in column and
+/// row. Light falls off across a board from a lamp or a window; a lamp above it leaves a
+/// pool brightest in its middle, which no plane follows, and the squares' scatter about a
+/// plane there grew so wide that a dark man on a dark square was within it.
 #[derive(Clone, Copy, Debug)]
-struct Plane {
-    coefficients: [[f64; 3]; 3],
+struct Falloff {
+    coefficients: [[f64; TERMS]; 3],
 }
 
-impl Plane {
+/// The quadratic's terms: 1, col, row, col², row², col · row (centred on the board).
+const TERMS: usize = 6;
+
+fn terms(col: f64, row: f64) -> [f64; TERMS] {
+    let (x, y) = (col - 3.5, row - 3.5);
+    [1.0, x, y, x * x, y * y, x * y]
+}
+
+impl Falloff {
     fn at(&self, col: f64, row: f64) -> [f64; 3] {
-        self.coefficients.map(|[a, b, c]| a + b * col + c * row)
+        let t = terms(col, row);
+        self.coefficients
+            .map(|c| c.iter().zip(&t).map(|(c, t)| c * t).sum())
     }
 
-    /// The plane through the half of `members` (col, row, colour) that agree with it
-    /// best, and their typical distance from it.
-    fn fit_trimmed(members: &[(f64, f64, [f64; 3])]) -> (Plane, f64) {
+    /// The surface through the half of `members` (col, row, colour) that agree with it
+    /// best, and how far they lie from it per channel.
+    fn fit_trimmed(members: &[(f64, f64, [f64; 3])]) -> (Falloff, [f64; 3]) {
         let mut chosen: Vec<usize> = (0..members.len()).collect();
-        let mut plane = Plane::fit(members, &chosen);
+        let mut falloff = Falloff::fit(members, &chosen);
         for _ in 0..4 {
             let mut by_distance: Vec<(f64, usize)> = members
                 .iter()
                 .enumerate()
-                .map(|(i, &(col, row, colour))| (distance(colour, plane.at(col, row)), i))
+                .map(|(i, &(col, row, colour))| (distance(colour, falloff.at(col, row)), i))
                 .collect();
             by_distance.sort_by(|a, b| a.0.total_cmp(&b.0));
             chosen = by_distance[..(members.len() / 2).max(3).min(members.len())]
                 .iter()
                 .map(|&(_, i)| i)
                 .collect();
-            plane = Plane::fit(members, &chosen);
+            falloff = Falloff::fit(members, &chosen);
         }
-        let mut residuals: Vec<f64> = chosen
-            .iter()
-            .map(|&i| {
-                let (col, row, colour) = members[i];
-                distance(colour, plane.at(col, row))
-            })
-            .collect();
-        residuals.sort_by(f64::total_cmp);
-        let scatter = residuals.last().copied().unwrap_or(0.0);
-        (plane, scatter)
+        let scatter = std::array::from_fn(|k| {
+            chosen
+                .iter()
+                .map(|&i| {
+                    let (col, row, colour) = members[i];
+                    (colour[k] - falloff.at(col, row)[k]).abs()
+                })
+                .fold(0.0, f64::max)
+        });
+        (falloff, scatter)
     }
 
-    /// Least squares over the `chosen` members; a flat plane at their mean when they do
-    /// not span the board.
-    fn fit(members: &[(f64, f64, [f64; 3])], chosen: &[usize]) -> Plane {
-        let n = chosen.len().max(1) as f64;
-        let mean = |f: &dyn Fn(usize) -> f64| chosen.iter().map(|&i| f(i)).sum::<f64>() / n;
-        let mc = mean(&|i| members[i].0);
-        let mr = mean(&|i| members[i].1);
-        let (mut scc, mut scr, mut srr) = (0.0, 0.0, 0.0);
+    /// Least squares over the `chosen` members; a flat surface at their mean when they
+    /// do not span enough of the board to fix a quadratic.
+    fn fit(members: &[(f64, f64, [f64; 3])], chosen: &[usize]) -> Falloff {
+        let mut normal = [[0.0; TERMS]; TERMS];
+        let mut rhs = [[0.0; TERMS]; 3];
         for &i in chosen {
-            let (dc, dr) = (members[i].0 - mc, members[i].1 - mr);
-            scc += dc * dc;
-            scr += dc * dr;
-            srr += dr * dr;
+            let (col, row, colour) = members[i];
+            let t = terms(col, row);
+            for a in 0..TERMS {
+                for b in 0..TERMS {
+                    normal[a][b] += t[a] * t[b];
+                }
+                for k in 0..3 {
+                    rhs[k][a] += t[a] * colour[k];
+                }
+            }
         }
-        let det = scc * srr - scr * scr;
-        let coefficients = std::array::from_fn(|k| {
-            let mv = mean(&|i| members[i].2[k]);
-            if det.abs() < 1e-9 {
-                return [mv, 0.0, 0.0];
-            }
-            let (mut scv, mut srv) = (0.0, 0.0);
-            for &i in chosen {
-                let dv = members[i].2[k] - mv;
-                scv += (members[i].0 - mc) * dv;
-                srv += (members[i].1 - mr) * dv;
-            }
-            let b = (srr * scv - scr * srv) / det;
-            let c = (scc * srv - scr * scv) / det;
-            [mv - b * mc - c * mr, b, c]
-        });
-        Plane { coefficients }
+        let n = chosen.len().max(1) as f64;
+        let flat = |k: usize| {
+            let mut c = [0.0; TERMS];
+            c[0] = chosen.iter().map(|&i| members[i].2[k]).sum::<f64>() / n;
+            c
+        };
+        let coefficients =
+            std::array::from_fn(|k| solve(normal, rhs[k]).unwrap_or_else(|| flat(k)));
+        Falloff { coefficients }
     }
+}
+
+/// Solves `a · x = b` by Gaussian elimination with partial pivoting; None when `a` is
+/// (nearly) singular.
+fn solve(mut a: [[f64; TERMS]; TERMS], mut b: [f64; TERMS]) -> Option<[f64; TERMS]> {
+    let scale = a.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+    for col in 0..TERMS {
+        let pivot = (col..TERMS).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() <= 1e-9 * scale.max(1.0) {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..TERMS {
+            let factor = a[row][col] / a[col][col];
+            let pivot_row = a[col];
+            for (value, pivot) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                *value -= factor * pivot;
+            }
+            b[row] -= factor * b[col];
+        }
+    }
+    let mut x = [0.0; TERMS];
+    for row in (0..TERMS).rev() {
+        let rest: f64 = (row + 1..TERMS).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - rest) / a[row][row];
+    }
+    Some(x)
+}
+
+/// The distance from `a` to `b` with each channel in units of its own `scatter`: light
+/// falling off across a board (a lamp's pool, a window) moves the bare squares'
+/// lightness far more than their hue, and a dark piece on a dark square may differ from
+/// it in hue only.
+fn scaled_distance(a: [f64; 3], b: [f64; 3], scatter: [f64; 3]) -> f64 {
+    (0..3)
+        .map(|k| ((a[k] - b[k]) / scatter[k]).powi(2))
+        .sum::<f64>()
+        .sqrt()
 }
 
 fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
@@ -682,5 +735,111 @@ mod tests {
             "{greys:?}"
         );
         assert_ne!(reds[0], greys[0]);
+    }
+
+    /// A rectified checkered board painted in Lab, under a lamp whose pool more than
+    /// doubles the lightness in the board's middle, with a man on the squares given as
+    /// (row, col, Lab).
+    fn under_a_lamp(men: &[(usize, usize, [f64; 3])]) -> Mat {
+        let side = ((LINES + 1) * CELL as usize) as i32;
+        let mut lab = Vec::with_capacity((side * side * 3) as usize);
+        let cell = f64::from(CELL);
+        for y in 0..side {
+            for x in 0..side {
+                let (col, row) = (f64::from(x) / cell - 1.0, f64::from(y) / cell - 1.0);
+                let pool = 1.0
+                    + 0.6
+                        * (-((col - 4.0).powi(2) + (row - 4.0).powi(2)) / (2.0 * 1.5f64.powi(2)))
+                            .exp();
+                let on = |r: usize, c: usize| {
+                    let (dx, dy) = (col - c as f64 - 0.5, row - r as f64 - 0.5);
+                    dx.hypot(dy) < 0.4
+                };
+                let square = (row.floor() as i64, col.floor() as i64);
+                let colour = if !(0..8).contains(&square.0) || !(0..8).contains(&square.1) {
+                    [60.0, 128.0, 128.0]
+                } else if let Some(&(_, _, man)) = men.iter().find(|&&(r, c, _)| on(r, c)) {
+                    man
+                } else if (square.0 + square.1) % 2 == 1 {
+                    [46.0, 141.0, 145.0]
+                } else {
+                    [140.0, 133.0, 164.0]
+                };
+                lab.extend([(colour[0] * pool).min(255.0), colour[1], colour[2]].map(|v| v as u8));
+            }
+        }
+        let lab = Mat::new_rows_cols_with_data(side, side * 3, &lab)
+            .unwrap()
+            .reshape(3, side)
+            .unwrap()
+            .try_clone()
+            .unwrap();
+        let mut bgr = Mat::default();
+        imgproc::cvt_color_def(&lab, &mut bgr, imgproc::COLOR_Lab2BGR).unwrap();
+        bgr
+    }
+
+    #[test]
+    fn dark_men_on_dark_squares_are_seen_under_a_lamps_pool() {
+        // The dark men differ from the dark squares mostly in hue (Mak-hos seed 300218:
+        // brown men on brown squares, a lamp above the board's middle).
+        let dark_man = [54.0, 134.0, 145.0];
+        let light_man = [190.0, 134.0, 167.0];
+        let men: Vec<(usize, usize, [f64; 3])> = (0..8)
+            .flat_map(|col| {
+                [
+                    ((col + 1) % 2, col, light_man),
+                    (6 + (col + 1) % 2, col, dark_man),
+                ]
+            })
+            .collect();
+        let image = under_a_lamp(&men);
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let board = EightBoard {
+            first_square_dark: Some(false),
+            ..board()
+        };
+        let read = SquareMeasures::of(&image, &board, Pieces::Discs, &shifts)
+            .unwrap()
+            .observation()
+            .occupancy();
+        for row in 0..SQUARES {
+            for col in 0..SQUARES {
+                let want =
+                    men.iter()
+                        .find(|&&(r, c, _)| (r, c) == (row, col))
+                        .map(|&(_, _, man)| {
+                            if man == dark_man {
+                                Color::Black
+                            } else {
+                                Color::White
+                            }
+                        });
+                assert_eq!(read.get(row, col), want, "square ({row}, {col})");
+            }
+        }
+    }
+
+    #[test]
+    fn the_lighting_surface_follows_a_lamps_pool() {
+        // A pool brightest off the board's middle, as a quadratic: fitted exactly, so
+        // bare squares scatter about it by nothing.
+        let lightness = |col: f64, row: f64| {
+            120.0 - 3.0 * (col - 2.0).powi(2) - 2.0 * (row - 5.0).powi(2) + col * row
+        };
+        let members: Vec<(f64, f64, [f64; 3])> = (0..SQUARES * SQUARES)
+            .map(|i| {
+                let (col, row) = ((i % SQUARES) as f64, (i / SQUARES) as f64);
+                (col, row, [lightness(col, row), 130.0, 140.0])
+            })
+            .collect();
+        let (surface, scatter) = Falloff::fit_trimmed(&members);
+        assert!(scatter.iter().all(|&s| s < 1e-6), "{scatter:?}");
+        assert!((surface.at(3.5, 3.5)[0] - lightness(3.5, 3.5)).abs() < 1e-6);
+        // Too few squares to fix a quadratic: flat at their mean.
+        let flat = Falloff::fit(&members, &[0, 1]);
+        assert!(
+            (flat.at(7.0, 7.0)[0] - (lightness(0.0, 0.0) + lightness(1.0, 0.0)) / 2.0).abs() < 1e-6
+        );
     }
 }
