@@ -108,9 +108,51 @@ fn most_likely(p: &[f32; 3]) -> usize {
     (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0)
 }
 
-/// Which states each square may show under one explanation: bit 0 empty, 1 dark, 2 light.
+/// Which states each square may show under one explanation: bit 0 empty, 1 dark, 2 light;
+/// and the colour slip it forgives, if any.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Expected([u8; 64]);
+pub struct Expected {
+    masks: [u8; 64],
+    slip: Option<ColourSlip>,
+}
+
+/// The square reader's known colour slip, for a game whose pieces cause it (Makruk's
+/// figures): a piece read as the other side's where the explanation puts one of its own.
+/// The slipped square fits by `share` of the other side's probability, so a slip always
+/// costs likelihood, and [`rank`] takes an explanation needing one only when none fits
+/// without. Never on a square where the recorded position had the other side's piece:
+/// there the reading is what a capture shows, and forgiving it would let a capture pass
+/// unseen or be recorded before the capturer stands there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColourSlip {
+    pub share: f32,
+    /// The recorded position's state of each square ([`state_index`]).
+    recorded: [u8; 64],
+}
+
+impl ColourSlip {
+    pub fn over(share: f32, recorded: &Occupancy) -> ColourSlip {
+        let mut states = [0u8; 64];
+        for (index, state) in states.iter_mut().enumerate() {
+            *state = state_index(recorded.get(index / 8, index % 8)) as u8;
+        }
+        ColourSlip {
+            share,
+            recorded: states,
+        }
+    }
+}
+
+/// How one explanation fits a sighting.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fit {
+    /// Log-likelihood of the sighting.
+    pub log: f32,
+    /// Squares that contradict it outright.
+    pub contradicted: usize,
+    /// Squares it fits only by a colour slip.
+    pub slipped: usize,
+}
 
 impl Expected {
     pub fn of(occupancy: &Occupancy) -> Expected {
@@ -118,29 +160,80 @@ impl Expected {
         for (index, mask) in masks.iter_mut().enumerate() {
             *mask = 1 << state_index(occupancy.get(index / 8, index % 8));
         }
-        Expected(masks)
+        Expected { masks, slip: None }
+    }
+
+    /// The same explanation, forgiving `slip`.
+    pub fn with_slip(mut self, slip: ColourSlip) -> Expected {
+        self.slip = Some(slip);
+        self
+    }
+
+    /// The colour slip allowed on square (`row`, `col`) even where the recorded position
+    /// had the other side's piece: the piece that takes there was itself just read as
+    /// the other side's, so its colour there is no evidence either way.
+    pub fn forgiving(mut self, row: usize, col: usize) -> Expected {
+        if let Some(slip) = &mut self.slip {
+            slip.recorded[row * 8 + col] = 0;
+        }
+        self
     }
 
     /// The square may also show `color` (a captured piece not yet lifted, a known
     /// difference that may be put right at any time).
     pub fn allow(&mut self, row: usize, col: usize, color: Option<Color>) {
-        self.0[row * 8 + col] |= 1 << state_index(color);
+        self.masks[row * 8 + col] |= 1 << state_index(color);
     }
 
-    /// Log-likelihood of the sighting under this explanation, and how many squares
-    /// contradict it.
-    pub fn fit(&self, seen: &Seen8) -> (f32, usize) {
-        let mut total = 0.0;
-        let mut contradicted = 0;
-        for (mask, p) in self.0.iter().zip(seen.squares) {
-            let best = (0..3)
-                .filter(|&s| mask & (1 << s) != 0)
-                .map(|s| p[s])
-                .fold(0.0f32, f32::max);
-            contradicted += usize::from(best < CONTRADICTED);
-            total += best.max(FLOOR).ln();
+    /// How well square `index`'s probabilities fit the states allowed there, and whether
+    /// only a colour slip makes them fit.
+    fn square(&self, index: usize, p: &[f32; 3]) -> (f32, bool) {
+        let mask = self.masks[index];
+        let best = (0..3)
+            .filter(|&s| mask & (1 << s) != 0)
+            .map(|s| p[s])
+            .fold(0.0f32, f32::max);
+        if best >= CONTRADICTED {
+            return (best, false);
         }
-        (total, contradicted)
+        let own = match mask {
+            0b010 => 1,
+            0b100 => 2,
+            _ => return (best, false),
+        };
+        // 1 dark, 2 light: the other side is 3 - own.
+        match self.slip {
+            Some(slip) if usize::from(slip.recorded[index]) != 3 - own => {
+                let slipped = slip.share * p[3 - own];
+                if slipped >= CONTRADICTED {
+                    (slipped, true)
+                } else {
+                    (best.max(slipped), false)
+                }
+            }
+            _ => (best, false),
+        }
+    }
+
+    /// How the sighting fits this explanation.
+    pub fn fit(&self, seen: &Seen8) -> Fit {
+        let mut fit = Fit {
+            log: 0.0,
+            contradicted: 0,
+            slipped: 0,
+        };
+        for (index, p) in seen.squares.iter().enumerate().take(64) {
+            let (best, slipped) = self.square(index, p);
+            fit.contradicted += usize::from(best < CONTRADICTED);
+            fit.slipped += usize::from(slipped);
+            fit.log += best.max(FLOOR).ln();
+        }
+        fit
+    }
+
+    /// Whether square `index` fits this explanation (a colour slip included).
+    pub fn fits(&self, index: usize, p: &[f32; 3]) -> bool {
+        self.square(index, p).0 >= CONTRADICTED
     }
 }
 
@@ -166,16 +259,18 @@ pub enum Ranking<T> {
     Unexplained,
 }
 
-/// Ranks the candidates against the sighting.
+/// Ranks the candidates against the sighting: among those no square contradicts, the
+/// ones that need no colour slip if there are any.
 pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
     let mut scored: Vec<(f32, usize, T)> = candidates
         .into_iter()
-        .map(|c| {
-            let (fit, contradicted) = c.expected.fit(seen);
-            (fit + c.prior, contradicted, c.what)
-        })
-        .filter(|(_, contradicted, _)| *contradicted == 0)
+        .map(|c| (c.expected.fit(seen), c.prior, c.what))
+        .filter(|(fit, _, _)| fit.contradicted == 0)
+        .map(|(fit, prior, what)| (fit.log + prior, fit.slipped, what))
         .collect();
+    if scored.iter().any(|(_, slipped, _)| *slipped == 0) {
+        scored.retain(|(_, slipped, _)| *slipped == 0);
+    }
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut ranked = scored.into_iter();
     match (ranked.next(), ranked.next()) {
@@ -187,17 +282,19 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
     }
 }
 
-/// The explanation fewest squares contradict (the best fit among those), with that
-/// number: a clean move beside a disturbance leaves only the disturbance unexplained.
+/// The explanation fewest squares contradict (with fewest slips, then the best fit among
+/// those), with that number: a clean move beside a disturbance leaves only the
+/// disturbance unexplained.
 pub fn closest<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Option<(T, usize)> {
     candidates
         .into_iter()
-        .map(|c| {
-            let (fit, contradicted) = c.expected.fit(seen);
-            (contradicted, fit + c.prior, c.what)
+        .map(|c| (c.expected.fit(seen), c.prior, c.what))
+        .min_by(|(a, a_prior, _), (b, b_prior, _)| {
+            (a.contradicted, a.slipped)
+                .cmp(&(b.contradicted, b.slipped))
+                .then((b.log + b_prior).total_cmp(&(a.log + a_prior)))
         })
-        .min_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))
-        .map(|(contradicted, _, what)| (what, contradicted))
+        .map(|(fit, _, what)| (what, fit.contradicted))
 }
 
 /// What a stage keeps between sightings to decide when to act.
@@ -448,17 +545,32 @@ pub type Righted<K> = (u32, K, Vec<Cell>);
 #[derive(Clone, Debug)]
 pub struct Differences<K> {
     pub squares: BTreeMap<(usize, usize), Discrepancy<K>>,
+    /// The share of a [`ColourSlip`], for a game whose square reader makes them: a square
+    /// that slips is no difference.
+    pub colour_slip: Option<f32>,
 }
 
 impl<K: Copy> Default for Differences<K> {
     fn default() -> Self {
         Differences {
             squares: BTreeMap::new(),
+            colour_slip: None,
         }
     }
 }
 
 impl<K: Copy> Differences<K> {
+    /// What an explanation that leaves `occupancy` expects, every known difference
+    /// allowed; with the colour slip forgiven over the recorded position `slips_over`.
+    pub fn expect(&self, occupancy: &Occupancy, slips_over: Option<&Occupancy>) -> Expected {
+        let mut expected = Expected::of(occupancy);
+        if let (Some(share), Some(rules)) = (self.colour_slip, slips_over) {
+            expected = expected.with_slip(ColourSlip::over(share, rules));
+        }
+        self.allow_in(&mut expected);
+        expected
+    }
+
     /// Lets every known difference still show as it did, or be put right.
     pub fn allow_in(&self, expected: &mut Expected) {
         for (&(row, col), d) in &self.squares {
@@ -515,12 +627,15 @@ impl<K: Copy> Differences<K> {
             color,
         };
         let read = seen.read();
+        let mut unchanged = Expected::of(rules);
+        if let Some(share) = self.colour_slip {
+            unchanged = unchanged.with_slip(ColourSlip::over(share, rules));
+        }
         let mut added = Vec::new();
         for row in 0..8 {
             for col in 0..8 {
                 let expected = rules.get(row, col);
-                let p = &seen.squares[row * 8 + col];
-                if p[state_index(expected)] >= CONTRADICTED
+                if unchanged.fits(row * 8 + col, &seen.squares[row * 8 + col])
                     || self.squares.contains_key(&(row, col))
                 {
                     continue;
@@ -652,9 +767,9 @@ mod tests {
         };
         let right = Expected::of(&Occupancy::from_text_rows(&rows).unwrap());
         let wrong = Expected::of(&Occupancy::from_text_rows(&EMPTY).unwrap());
-        assert!(right.fit(&seen).0 > wrong.fit(&seen).0);
+        assert!(right.fit(&seen).log > wrong.fit(&seen).log);
         assert_eq!(
-            wrong.fit(&seen).1,
+            wrong.fit(&seen).contradicted,
             1,
             "the dark piece contradicts an empty board"
         );
@@ -674,6 +789,64 @@ mod tests {
             &seen,
         );
         assert!(matches!(ranking, Ranking::Clear("right")));
+    }
+
+    #[test]
+    fn an_explanation_needing_a_colour_slip_is_taken_only_when_none_fits_without() {
+        // A light piece on d5 (row 3, col 3) and a dark one on e5: the dark one read
+        // light. "kept" fits only by the slip, "moved" (the dark piece gone, a light one
+        // come) without one, though on a square read less surely.
+        let mut rows = EMPTY;
+        rows[3] = "...WB...";
+        let recorded = Occupancy::from_text_rows(&rows).unwrap();
+        let mut squares = sure(&rows);
+        squares[28] = [0.02, 0.01, 0.97];
+        let seen = Seen8 {
+            squares: &squares,
+            since: 0.0,
+            now: 0.0,
+            hand_seen: true,
+        };
+        let slip = ColourSlip::over(0.25, &recorded);
+        let kept = Expected::of(&recorded).with_slip(slip);
+        let fit = kept.fit(&seen);
+        assert_eq!((fit.contradicted, fit.slipped), (0, 1));
+        let mut moved_rows = rows;
+        moved_rows[3] = "...WW...";
+        let candidates = |with_moved: bool| {
+            let mut out = vec![Candidate {
+                what: "kept",
+                expected: kept.clone(),
+                prior: 0.0,
+            }];
+            if with_moved {
+                out.push(Candidate {
+                    what: "moved",
+                    expected: Expected::of(&Occupancy::from_text_rows(&moved_rows).unwrap())
+                        .with_slip(slip),
+                    prior: -2.5,
+                });
+            }
+            out
+        };
+        assert!(matches!(
+            rank(candidates(true), &seen),
+            Ranking::Clear("moved")
+        ));
+        assert!(matches!(
+            rank(candidates(false), &seen),
+            Ranking::Clear("kept")
+        ));
+        // No slip where the recorded position had the other side's piece: a light piece
+        // expected where a dark one stood must read light.
+        let captured = Expected::of(&Occupancy::from_text_rows(&moved_rows).unwrap());
+        let mut dark = sure(&rows);
+        dark[28] = [0.02, 0.97, 0.01];
+        let seen = Seen8 {
+            squares: &dark,
+            ..seen
+        };
+        assert_eq!(captured.with_slip(slip).fit(&seen).contradicted, 1);
     }
 
     #[test]
