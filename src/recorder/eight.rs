@@ -644,8 +644,6 @@ pub(super) struct EightRecording {
     live: bool,
     /// A hand was over the board since the last position acted on.
     hand_seen: bool,
-    /// The last run of frames in which something moved over the board.
-    motion: Option<Motion8>,
     /// The frame of the last position acted on (reduced for evidence) and its factor.
     before: Option<(Mat, f64)>,
     resume_time: Option<f64>,
@@ -713,7 +711,6 @@ impl EightRecording {
             },
             live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
             hand_seen: false,
-            motion: None,
             before: None,
             resume_time: None,
             moves: 0,
@@ -1613,48 +1610,6 @@ const MISREAD_AT_START: usize = 16;
 /// players leave between moves, so that a game is joined before its next move.
 const JOIN_AFTER: f64 = 1.0;
 
-/// Something moving over the board: from the first to the last frame that showed it
-/// (source seconds), and the most samples seen moving at once.
-#[derive(Clone, Copy, Debug)]
-struct Motion8 {
-    first: f64,
-    last: f64,
-    most: usize,
-}
-
-/// Frames that show motion this close together are one run of it.
-const MOTION_EPISODE_GAP: f64 = 0.5;
-
-/// A run of motion this long, or this wide, is a hand's: a player's reach, set-down and
-/// withdrawal took 1.0 s or more on every hand visit of Mak-hos 300209, and moved up to
-/// 12–41 samples at once, while the piece knocked there moved 10 samples for 0.27 s. A
-/// piece knocked or brushed along the board with no hand is a disturbance, not a move.
-const HAND_SECONDS: f64 = 0.5;
-const HAND_SAMPLES: usize = 15;
-
-impl Motion8 {
-    /// The run of motion after a frame at `time` showed `samples` moving: `earlier`
-    /// continued, or a new run.
-    fn seen(earlier: Option<Motion8>, time: f64, samples: usize) -> Motion8 {
-        match earlier {
-            Some(run) if time - run.last <= MOTION_EPISODE_GAP => Motion8 {
-                last: time,
-                most: run.most.max(samples),
-                ..run
-            },
-            _ => Motion8 {
-                first: time,
-                last: time,
-                most: samples,
-            },
-        }
-    }
-
-    fn is_a_hand(&self) -> bool {
-        self.last - self.first >= HAND_SECONDS || self.most >= HAND_SAMPLES
-    }
-}
-
 /// The least share of the settled vote every square must give its reading before a game
 /// in progress is joined from it. Joining builds the whole record on one reading, so it
 /// must be sure of every square: on the rendered join test the least sure square had
@@ -1868,15 +1823,8 @@ impl Recording for EightRecording {
             );
         }
         self.track_events(&report, frame, on_line)?;
-        match report.view {
-            View::Moving { gaps } => {
-                let motion = Motion8::seen(self.motion.take(), frame.time, gaps);
-                self.hand_seen |= motion.is_a_hand();
-                self.motion = Some(motion);
-            }
-            // Something resting on the board that is no piece: a hand held still.
-            View::Covered { .. } => self.hand_seen = true,
-            View::Clear | View::NoBoard => {}
+        if matches!(report.view, View::Moving { .. } | View::Covered { .. }) {
+            self.hand_seen = true;
         }
         if let Some(settled) = &report.settled {
             self.settled(settled, frame, on_line)?;
@@ -2158,33 +2106,6 @@ mod tests {
             }
         }
         assert!(!fits_opening(EightGame::Makruk, &start, &off));
-    }
-
-    #[test]
-    fn a_short_narrow_run_of_motion_is_a_knocked_piece_and_a_reach_is_a_hand() {
-        let run = |frames: &[(f64, usize)]| {
-            frames
-                .iter()
-                .fold(None, |run, &(time, samples)| {
-                    Some(Motion8::seen(run, time, samples))
-                })
-                .unwrap()
-        };
-        // 300209's knock: 10 samples at most, for 0.27 s with still frames between.
-        let knock = run(&[(23.33, 6), (23.40, 10), (23.60, 9)]);
-        assert!(!knock.is_a_hand(), "{knock:?}");
-        // A hand placing a man near its own edge: never wide, but a second long.
-        let narrow_reach: Vec<(f64, usize)> =
-            (0..15).map(|i| (54.27 + 0.1 * i as f64, 8)).collect();
-        assert!(run(&narrow_reach).is_a_hand());
-        // An arm across the board, however quick.
-        assert!(run(&[(10.0, 4), (10.07, 26)]).is_a_hand());
-        // Motion a second apart is two runs: two knocks do not make a hand.
-        let two_knocks = run(&[(5.0, 8), (5.2, 8), (6.5, 8), (6.7, 8)]);
-        assert!(
-            !two_knocks.is_a_hand() && two_knocks.first == 6.5,
-            "{two_knocks:?}"
-        );
     }
 
     #[test]
