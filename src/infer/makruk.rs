@@ -680,17 +680,6 @@ impl Stage for MakrukInference {
     }
 
     fn resolve(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
-        let rules = self.position.occupancy();
-        let read = seen.read();
-        self.slipping = 0;
-        for index in 0..64 {
-            let (row, col) = (index / 8, index % 8);
-            if let Some(own) = rules.get(row, col)
-                && read.get(row, col) == Some(own.opponent())
-            {
-                self.slipping |= 1 << index;
-            }
-        }
         MakrukInference::resolve(self, seen, outcomes);
     }
 
