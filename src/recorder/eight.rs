@@ -220,20 +220,11 @@ impl Stage8 {
         let cell = |(row, col): (usize, usize)| [row, col];
         match self {
             Stage8::Makhos { inference, .. } => {
-                let squares = written
-                    .split(['-', 'x', 'X', ':'])
-                    .map(|part| part.trim().parse().ok().and_then(makhos::Square::new))
-                    .collect::<Option<Vec<_>>>()
-                    .filter(|squares| squares.len() >= 2)
-                    .ok_or_else(|| {
-                        format!(
-                            "{written:?} is no Mak-hos move: squares 1-32 joined by '-' or 'x', like 9-13 or 9x18"
-                        )
-                    })?;
-                let written_move = makhos::WrittenMove {
-                    squares,
-                    capture: written.contains(['x', 'X', ':']),
-                };
+                let written_move = makhos::read_move(written).map_err(|e| {
+                    format!(
+                        "{written:?} is no Mak-hos move ({e}): squares 1-32 joined by '-' or 'x', like 9-13 or 9x18"
+                    )
+                })?;
                 let (mv, _) = makhos::matching_move(inference.position(), &written_move)
                     .ok_or_else(|| {
                         format!(

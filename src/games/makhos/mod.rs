@@ -43,7 +43,9 @@ pub use explain::{
     Explanation, Flag, Observation, ShapeError, Verdict, Violation, classify, explain, judge,
 };
 pub use movegen::{Move, MoveClass};
-pub use pdn::{GAME_TYPE, GameResult, PdnGame, WrittenMove, fen, read_fen, read_pdn, write_pdn};
+pub use pdn::{
+    GAME_TYPE, GameResult, PdnGame, WrittenMove, fen, read_fen, read_move, read_pdn, write_pdn,
+};
 pub use position::{Kind, Men, Piece, Position, Square};
 pub use replay::{matching_move, replay};
 

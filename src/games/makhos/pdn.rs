@@ -198,6 +198,20 @@ pub fn read_fen(value: &str) -> Result<Position, ParseError> {
     reader.fen(&tag, &Numbering::new(Color::White, 1))
 }
 
+/// Reads one move as a record's movetext writes it (`9-13`, `9x18`, `9x18x27`; a move
+/// number before it and spaces within it allowed), numbered as Kradan writes records
+/// (White at the bottom, GameType 1).
+pub fn read_move(text: &str) -> Result<WrittenMove, ParseError> {
+    let word: String = text.split_whitespace().collect();
+    let reader = Reader {
+        text: &word,
+        pos: 0,
+    };
+    reader
+        .movetext_word(&word, 0, &Numbering::new(Color::White, 1))?
+        .ok_or_else(|| reader.error(0, "expected a move, found nothing"))
+}
+
 /// Reads every game of a PDN file.
 pub fn read_pdn(text: &str) -> Result<Vec<PdnGame>, ParseError> {
     let mut reader = Reader { text, pos: 0 };
@@ -603,6 +617,24 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_move_is_read_as_movetext_writes_it() {
+        let square = |n| Square::new(n).unwrap();
+        assert_eq!(
+            read_move("9-13").unwrap(),
+            WrittenMove {
+                squares: vec![square(9), square(13)],
+                capture: false
+            }
+        );
+        let jump = read_move(" 12. 9x18 x27 ").unwrap();
+        assert_eq!(jump.squares, [square(9), square(18), square(27)]);
+        assert!(jump.capture);
+        for bad in ["", "9", "x-y", "9-33"] {
+            assert!(read_move(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn both_published_gametypes_number_the_board_alike() {
