@@ -729,8 +729,7 @@ impl EightRecording {
             return Ok(());
         };
         let start = chain.start;
-        let first = chain.first().unwrap_or(self.first);
-        self.first = first;
+        self.first = chain.first().unwrap_or(self.first);
         for event in events {
             if let Some(time) = event.video_time {
                 self.resume_time = Some(self.resume_time.map_or(time, |t: f64| t.max(time)));
@@ -781,7 +780,6 @@ impl EightRecording {
         moves: &[Event],
         next_flag_id: u32,
     ) -> Result<Stage8, RecorderError> {
-        let first = chain.first().unwrap_or(self.first);
         let unreadable = |event: &Event| {
             RecorderError::BadOptions(format!(
                 "move {} ({}) of the record does not replay from the position before it",
@@ -791,14 +789,9 @@ impl EightRecording {
         };
         Ok(match self.game {
             EightGame::Makhos => {
-                let men = match chain.men() {
-                    Some(12) => Men::Twelve,
-                    _ => Men::Eight,
-                };
-                let start = match chain.fen() {
-                    Some(fen) => makhos::read_fen(fen).map_err(|e| unreadable_start(&e))?,
-                    None => makhos::Position::start(men, first),
-                };
+                let start = chain
+                    .makhos_start(self.first)
+                    .map_err(|e| unreadable_start(&e))?;
                 let mut inference = MakhosInference::new(start, self.infer.clone());
                 let mut view = PdnView::new(start);
                 for (index, event) in moves.iter().enumerate() {
@@ -831,15 +824,9 @@ impl EightRecording {
                 }
             }
             EightGame::Makruk => {
-                let mut start = match chain.fen() {
-                    Some(fen) => {
-                        makruk::Position::from_fen(fen).map_err(|e| unreadable_start(&e))?
-                    }
-                    None => makruk::Position::start(),
-                };
-                if start.turn() != first {
-                    start = start.with_turn(first);
-                }
+                let start = chain
+                    .makruk_start(self.first)
+                    .map_err(|e| unreadable_start(&e))?;
                 let mut inference = MakrukInference::new(start.clone(), self.infer.clone());
                 let mut view = PgnView::new(start);
                 for (index, event) in moves.iter().enumerate() {
@@ -1757,13 +1744,9 @@ impl Recording for EightRecording {
         (self.moves, self.flags, &self.last_line)
     }
 
-    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
-        let mut event = Event::new(Kind::Note)
-            .with_detail("note", note)
-            .with_detail("message", message);
+    fn write(&mut self, time: f64, mut event: Event) -> Result<(), RecorderError> {
         event.video_time = self.video_time(time);
-        self.append(event)?;
-        Ok(())
+        self.append(event).map(|_| ())
     }
 
     fn take_actions(
@@ -1837,40 +1820,19 @@ impl Recording for EightRecording {
         Ok(())
     }
 
-    fn finish(
-        &mut self,
-        time: f64,
-        broken: Option<&str>,
-        summary: &mut Summary,
-    ) -> Result<(), RecorderError> {
-        if let Some(reason) = broken {
-            self.note(
-                time,
-                "source-broken",
-                &format!("the source broke: {reason}; everything before was recorded"),
-            )?;
-        }
-        if let Some(stage) = &self.stage {
-            summary.final_rows = stage.board().to_text_rows();
-            let rules_rows = stage.rules_rows();
-            let mut event = Event::new(Kind::Note)
-                .with_detail("note", "final-position")
-                .with_detail("message", "the position at the end of the footage");
-            event.video_time = self.video_time(time);
-            event.detail.insert("rules_board".into(), json!(rules_rows));
-            event
-                .detail
-                .insert("board".into(), json!(summary.final_rows));
-            self.append(event)?;
-        }
-        let mut end = Event::new(Kind::SessionEnd)
-            .with_detail("moves", self.moves)
-            .with_detail("flags", self.flags);
-        end.video_time = self.video_time(time);
-        self.append(end)?;
-        summary.moves = self.moves;
-        summary.flags = self.flags;
-        Ok(())
+    fn final_position(&self, summary: &mut Summary) -> Option<Event> {
+        let stage = self.stage.as_ref()?;
+        summary.final_rows = stage.board().to_text_rows();
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", "final-position")
+            .with_detail("message", "the position at the end of the footage");
+        event
+            .detail
+            .insert("rules_board".into(), json!(stage.rules_rows()));
+        event
+            .detail
+            .insert("board".into(), json!(summary.final_rows));
+        Some(event)
     }
 
     fn no_board(&self, source: &str, frames: u64) -> Result<RecorderError, RecorderError> {

@@ -253,7 +253,15 @@ trait Recording {
     fn started(&self) -> bool;
     /// Moves and flags so far and the last line shown, for the progress line.
     fn progress(&self) -> (usize, usize, &str);
-    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError>;
+    /// Writes `event` to the chain at source time `time` (a live source writes no video
+    /// time).
+    fn write(&mut self, time: f64, event: Event) -> Result<(), RecorderError>;
+    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
+        let event = Event::new(Kind::Note)
+            .with_detail("note", note)
+            .with_detail("message", message);
+        self.write(time, event)
+    }
     fn take_actions(
         &mut self,
         actions: &mpsc::Receiver<ActionRequest>,
@@ -271,12 +279,36 @@ trait Recording {
     ) -> Result<(), RecorderError> {
         Ok(())
     }
+    /// The `final-position` note of the position the footage ended on, having put its
+    /// rows (and Go's count) in `summary`; `None` when no game began.
+    fn final_position(&self, summary: &mut Summary) -> Option<Event>;
+    /// Closes the record: why the source broke (if it did), the final position, and the
+    /// session's end with its totals.
     fn finish(
         &mut self,
         time: f64,
         broken: Option<&str>,
         summary: &mut Summary,
-    ) -> Result<(), RecorderError>;
+    ) -> Result<(), RecorderError> {
+        if let Some(reason) = broken {
+            self.note(
+                time,
+                "source-broken",
+                &format!("the source broke: {reason}; everything before was recorded"),
+            )?;
+        }
+        if let Some(event) = self.final_position(summary) {
+            self.write(time, event)?;
+        }
+        let (moves, flags, _) = self.progress();
+        let end = Event::new(Kind::SessionEnd)
+            .with_detail("moves", moves)
+            .with_detail("flags", flags);
+        self.write(time, end)?;
+        summary.moves = moves;
+        summary.flags = flags;
+        Ok(())
+    }
     /// Why the footage ended with no game: no board, or not the one asked for.
     fn no_board(&self, source: &str, frames: u64) -> Result<RecorderError, RecorderError>;
 }
@@ -573,8 +605,8 @@ impl Recording for GoRecording {
         )
     }
 
-    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
-        self.session.note(time, note, message)
+    fn write(&mut self, time: f64, event: Event) -> Result<(), RecorderError> {
+        self.session.write(time, event)
     }
 
     fn take_actions(
@@ -658,13 +690,8 @@ impl Recording for GoRecording {
         Ok(())
     }
 
-    fn finish(
-        &mut self,
-        time: f64,
-        broken: Option<&str>,
-        summary: &mut Summary,
-    ) -> Result<(), RecorderError> {
-        self.session.finish(time, broken, summary)
+    fn final_position(&self, summary: &mut Summary) -> Option<Event> {
+        self.session.final_position(summary)
     }
 
     fn no_board(&self, source: &str, frames: u64) -> Result<RecorderError, RecorderError> {
@@ -1116,13 +1143,9 @@ impl Session {
         (!self.live).then_some(time)
     }
 
-    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
-        let mut event = Event::new(Kind::Note)
-            .with_detail("note", note)
-            .with_detail("message", message);
+    fn write(&mut self, time: f64, mut event: Event) -> Result<(), RecorderError> {
         event.video_time = self.video_time(time);
-        self.append(event)?;
-        Ok(())
+        self.append(event)
     }
 
     fn track_event(
@@ -1543,44 +1566,22 @@ impl Session {
         write_atomically(&path, self.sgf.text().as_bytes())
     }
 
-    fn finish(
-        &mut self,
-        time: f64,
-        broken: Option<&str>,
-        summary: &mut Summary,
-    ) -> Result<(), RecorderError> {
-        if let Some(reason) = broken {
-            self.note(
-                time,
-                "source-broken",
-                &format!("the source broke: {reason}; everything before was recorded"),
-            )?;
-        }
-        if let (Some(inference), Some(score)) = (&self.inference, self.count_with_no_dead_stones())
-        {
-            summary.final_rows = inference.position().board().to_occupancy().to_text_rows();
-            summary.score = Some(score.result());
-            let mut event = Event::new(Kind::Note)
-                .with_detail("note", "final-position")
-                .with_detail("result_if_no_dead_stones", score.result())
-                .with_detail(
-                    "message",
-                    "the position at the end of the footage; mark dead stones and count with kradan score",
-                );
-            event.video_time = self.video_time(time);
-            event
-                .detail
-                .insert("rules_board".into(), json!(summary.final_rows));
-            self.append(event)?;
-        }
-        let mut end = Event::new(Kind::SessionEnd)
-            .with_detail("moves", self.moves)
-            .with_detail("flags", self.flags);
-        end.video_time = self.video_time(time);
-        self.append(end)?;
-        summary.moves = self.moves;
-        summary.flags = self.flags;
-        Ok(())
+    fn final_position(&self, summary: &mut Summary) -> Option<Event> {
+        let inference = self.inference.as_ref()?;
+        let score = self.count_with_no_dead_stones()?;
+        summary.final_rows = inference.position().board().to_occupancy().to_text_rows();
+        summary.score = Some(score.result());
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", "final-position")
+            .with_detail("result_if_no_dead_stones", score.result())
+            .with_detail(
+                "message",
+                "the position at the end of the footage; mark dead stones and count with kradan score",
+            );
+        event
+            .detail
+            .insert("rules_board".into(), json!(summary.final_rows));
+        Some(event)
     }
 }
 
