@@ -633,8 +633,11 @@ pub(super) struct EightRecording {
     trace: bool,
     infer: InferOptions,
     live: bool,
-    /// A hand was over the board since the last position acted on.
+    /// Something moved over the board since the last position acted on.
     hand_seen: bool,
+    /// Something reached across the board's edge since then (or the edge is out of
+    /// sight): with motion, a player's hand; without, a piece knocked by accident.
+    reach_seen: bool,
     /// The frame of the last position acted on (reduced for evidence) and its factor.
     before: Option<(Mat, f64)>,
     resume_time: Option<f64>,
@@ -702,6 +705,7 @@ impl EightRecording {
             },
             live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
             hand_seen: false,
+            reach_seen: false,
             before: None,
             resume_time: None,
             moves: 0,
@@ -1402,7 +1406,7 @@ impl EightRecording {
                 squares: &settled.squares,
                 since: settled.since,
                 now: frame.time,
-                hand_seen: self.hand_seen,
+                hand_seen: self.hand_seen && self.reach_seen,
             },
             video_time,
         );
@@ -1411,6 +1415,7 @@ impl EightRecording {
             if settled.occupancy == before_board {
                 // Whatever the hand did, it left the board as it was.
                 self.hand_seen = false;
+                self.reach_seen = false;
             }
             if self.before.is_none() {
                 self.before = Some(evidence::reduce(&frame.image)?);
@@ -1428,6 +1433,7 @@ impl EightRecording {
         )?;
         if acted {
             self.hand_seen = false;
+            self.reach_seen = false;
         }
         Ok(())
     }
@@ -1790,16 +1796,22 @@ impl Recording for EightRecording {
                 _ => "-".into(),
             };
             eprintln!(
-                "{:8.2} {:?} settled={} differences={differences}",
+                "{:8.2} {:?} reach={} settled={} differences={differences}",
                 frame.time,
                 report.view,
+                report.reach,
                 report.settled.as_ref().map_or(0, |s| s.frames),
             );
         }
         self.track_events(&report, frame, on_line)?;
+        // Motion that nothing brought across the board's edge is a piece knocked by
+        // accident, no player's hand: its change is a disturbance, not a move. The arm
+        // may cross the edge on a frame that shows too little motion over the squares
+        // to count (a slow reach), so the two are gathered over the visit apart.
         if matches!(report.view, View::Moving { .. } | View::Covered { .. }) {
             self.hand_seen = true;
         }
+        self.reach_seen |= report.reach;
         if let Some(settled) = &report.settled {
             self.settled(settled, frame, on_line)?;
             if let Some(stage) = &self.stage {

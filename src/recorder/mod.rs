@@ -676,6 +676,9 @@ impl Recording for GoRecording {
         if !report.events.is_empty() {
             session.hands.lost_sight();
         }
+        if report.reach {
+            session.hands.reach();
+        }
         match report.view {
             View::Moving { .. } | View::Covered { .. } => session.hands.over(frame.time),
             View::NoBoard => session.hands.lost_sight(),
@@ -736,18 +739,41 @@ fn is_note(event: &Event, note: &str) -> bool {
 /// places a stone is still the same visit.
 #[derive(Clone, Copy, Debug, Default)]
 struct Hands {
-    count: usize,
+    visits: usize,
     /// The source time a hand was last over the board.
     last: Option<f64>,
+    /// Something reached across the board's edge (or the edge was out of sight) since
+    /// the count began: a hand comes from a player's side, where a stone knocked by
+    /// accident moves with nothing crossing the edge.
+    reached: bool,
 }
 
 impl Hands {
     /// A hand (or anything moving) is over the board at `time`.
     fn over(&mut self, time: f64) {
-        if self.count == 0 || self.last.is_none_or(|last| time - last > HAND_AWAY) {
-            self.count += 1;
+        if self.visits == 0 || self.last.is_none_or(|last| time - last > HAND_AWAY) {
+            self.visits += 1;
         }
         self.last = Some(time);
+    }
+
+    /// Something reached across the board's edge. The arm may cross it on a frame with
+    /// too little motion over the points to count as a hand over the board (a slow
+    /// reach), so the two are gathered apart.
+    fn reach(&mut self) {
+        self.reached = true;
+    }
+
+    /// The hands that came since the count began: none when only something without an
+    /// arm moved.
+    fn count(&self) -> usize {
+        if self.reached { self.visits } else { 0 }
+    }
+
+    /// A position was acted on (or nothing changed): count afresh.
+    fn restart(&mut self) {
+        self.visits = 0;
+        self.reached = false;
     }
 
     /// The board was out of sight or found again (a bump covers the board as a hand
@@ -1228,7 +1254,7 @@ impl Session {
         };
         if &settled.occupancy == inference.board() {
             // Nothing new: whatever the hand did, it left the board as it was.
-            self.hands.count = 0;
+            self.hands.restart();
             if self.before.is_none() {
                 self.before = Some(evidence::reduce(&frame.image)?);
             }
@@ -1240,7 +1266,7 @@ impl Session {
             confidence: &settled.confidence,
             since: settled.since,
             now: frame.time,
-            hands: self.hands.count,
+            hands: self.hands.count(),
             between: &settled.between,
         });
         if std::env::var_os("KRADAN_TRACE").is_some() {
@@ -1262,7 +1288,7 @@ impl Session {
                 "{:8.2} observe since={:.2} hand={} changes={} -> {:?}",
                 frame.time,
                 settled.since,
-                self.hands.count,
+                self.hands.count(),
                 changes.join(","),
                 outcomes
                     .iter()
@@ -1291,7 +1317,7 @@ impl Session {
             Some((&before_board, &settled.occupancy)),
             on_line,
         )?;
-        self.hands.count = 0;
+        self.hands.restart();
         Ok(())
     }
 
@@ -1739,17 +1765,49 @@ mod tests {
     #[test]
     fn a_hand_lifting_for_a_frame_is_one_visit_and_a_hand_back_later_another() {
         let mut hands = Hands::default();
+        hands.reach();
         for time in [1.0, 1.1, 1.2, 1.5, 1.6] {
             hands.over(time);
         }
-        assert_eq!(hands.count, 1, "0.3 s away while placing is the same hand");
+        assert_eq!(
+            hands.count(),
+            1,
+            "0.3 s away while placing is the same hand"
+        );
         hands.over(2.5);
-        assert_eq!(hands.count, 2, "the opponent's hand 0.9 s later is another");
-        hands.count = 0;
+        assert_eq!(
+            hands.count(),
+            2,
+            "the opponent's hand 0.9 s later is another"
+        );
+        hands.restart();
+        hands.reach();
         hands.over(2.6);
         assert_eq!(
-            hands.count, 1,
+            hands.count(),
+            1,
             "a hand still there after a position is acted on counts"
+        );
+    }
+
+    #[test]
+    fn motion_with_nothing_across_the_edge_is_no_hand() {
+        let mut hands = Hands::default();
+        hands.over(1.0);
+        hands.over(1.1);
+        assert_eq!(hands.count(), 0, "a stone knocked by accident");
+        hands.reach();
+        assert_eq!(
+            hands.count(),
+            1,
+            "an arm came over the edge during the visit"
+        );
+        hands.restart();
+        hands.over(3.0);
+        assert_eq!(
+            hands.count(),
+            0,
+            "the arm seen before the restart is not this visit's"
         );
     }
 }

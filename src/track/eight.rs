@@ -18,7 +18,7 @@ use super::samples::{Samples, is_outer_gap};
 use super::{
     COVER_CHROMA, COVER_GAPS, COVER_RATIO, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD,
     RELOCATE_AFTER, RETRY_EVERY, Run, STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of,
-    turned_cells,
+    edge_in_view, reaches_across_edge, turned_cells,
 };
 use crate::detect_eight::pieces_of;
 use crate::games::Occupancy;
@@ -52,6 +52,11 @@ pub struct Report8 {
     /// How the board was turned to the game's rows, once, when it was first decided.
     pub oriented: Option<Orientation>,
     pub settled: Option<Settled8>,
+    /// Whether something reached across the board's edge on this frame (moved there, or
+    /// lies there unlike the last settled view), or the edge is out of the picture and
+    /// cannot say. A hand comes from a player's side of the table and crosses the edge
+    /// on its way; a piece knocked by accident moves with nothing crossing it.
+    pub reach: bool,
 }
 
 struct Lock8 {
@@ -184,6 +189,7 @@ impl EightTracker {
             events: Vec::new(),
             oriented: None,
             settled: None,
+            reach: true,
         };
         if self.lock.is_none() {
             if time < self.next_attempt {
@@ -206,6 +212,14 @@ impl EightTracker {
             (Some(previous), false) => samples.moved_off_squares(previous, MOTION_THRESHOLD),
             _ => 0,
         };
+        report.reach = self.options.stills
+            || !edge_in_view(&lock.board.geometry, image.cols(), image.rows())
+            || match &lock.reference {
+                Some((reference, _)) => {
+                    reaches_across_edge(&samples, lock.previous.as_ref(), reference)
+                }
+                None => true,
+            };
         lock.previous = Some(samples.clone());
         if moved >= MOTION_GAPS {
             lock.still_since = None;
@@ -716,6 +730,7 @@ mod tests {
             "{:?}",
             report.view
         );
+        assert!(report.reach, "the arm crosses the board's edge");
         assert!(report.settled.is_none());
         // Held still, it is a cover, still no evidence.
         let report = tracker.analyse(&covered, 0.8, 8).unwrap();
@@ -735,6 +750,51 @@ mod tests {
                 .or(again);
         }
         assert_eq!(again.expect("settled again").occupancy, settled.occupancy);
+    }
+
+    #[test]
+    fn motion_that_crosses_no_edge_is_told_from_an_arm() {
+        let (frame, _) = still(3);
+        let mut tracker = tracker();
+        for i in 0..7 {
+            tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+        }
+        // Something tumbles over the squares' corners in the middle of the board, with
+        // nothing reaching in from outside it: a piece knocked by accident.
+        let geometry = tracker.geometry().unwrap();
+        let [x, y] = geometry.to_image(4.0, 4.0);
+        let [x1, y1] = geometry.to_image(5.0, 4.0);
+        let mut knocked = frame.clone();
+        imgproc::line(
+            &mut knocked,
+            Point::new(x as i32, y as i32),
+            Point::new(x1 as i32, y1 as i32),
+            Scalar::new(40.0, 60.0, 200.0, 0.0),
+            ((x1 - x).hypot(y1 - y) * 0.5) as i32,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let report = tracker.analyse(&knocked, 0.7, 7).unwrap();
+        assert!(
+            matches!(report.view, View::Moving { .. }),
+            "{:?}",
+            report.view
+        );
+        assert!(!report.reach, "nothing crossed the board's edge");
+        // Held there, it covers the corners, and still nothing lies across the edge.
+        let report = tracker.analyse(&knocked, 0.8, 8).unwrap();
+        assert!(!report.reach, "{:?}", report.view);
+    }
+
+    #[test]
+    fn an_edge_outside_the_picture_cannot_tell_a_knock_from_a_hand() {
+        let corners = [[-20.0, 10.0], [600.0, 10.0], [600.0, 470.0], [-20.0, 470.0]];
+        let filling = BoardGeometry::from_corners(LINES, corners).unwrap();
+        assert!(!edge_in_view(&filling, 640, 480));
+        let inside = [[80.0, 60.0], [560.0, 60.0], [560.0, 420.0], [80.0, 420.0]];
+        let framed = BoardGeometry::from_corners(LINES, inside).unwrap();
+        assert!(edge_in_view(&framed, 640, 480));
     }
 
     #[test]

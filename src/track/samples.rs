@@ -71,14 +71,9 @@ impl Samples {
             .flat_map(|row| (0..size).map(move |col| (col, row)))
             .map(|(col, row)| mean_at((col as f64 + 1.0) * c, (row as f64 + 1.0) * c))
             .collect();
-        let near = 0.15 * c;
-        let far = (size as f64 + 0.85) * c;
-        let rim = (0..size)
-            .flat_map(|i| {
-                let along = (i as f64 + 1.0) * c;
-                [(along, near), (along, far), (near, along), (far, along)]
-            })
-            .map(|(x, y)| mean_at(x, y))
+        let rim = rim_places(size)
+            .into_iter()
+            .map(|[col, row]| mean_at((col + 1.0) * c, (row + 1.0) * c))
             .collect();
         Ok(Samples {
             size,
@@ -215,6 +210,32 @@ impl Samples {
         let gain = self.gain_against(earlier);
         changed(&self.points, &earlier.points, gain, threshold)
     }
+
+    /// How many rim samples differ from `earlier` by more than `threshold` grey levels,
+    /// the overall gain taken out: an arm reaching in, or lying across the board's edge.
+    pub fn rim_changed(&self, earlier: &Samples, threshold: f32) -> usize {
+        let gain = self.gain_against(earlier);
+        changed(&self.rim, &earlier.rim, gain, threshold)
+            .iter()
+            .filter(|&&c| c)
+            .count()
+    }
+}
+
+/// How far beyond the edge lines the rim lies, in spacings.
+const RIM_OUT: f64 = 0.85;
+
+/// Where the rim samples of a lattice of `size` lines lie, in grid units (point (col, row)
+/// at (col, row)), in the order of [`Samples::rim`]: level with every line, beyond each
+/// of the four edges.
+pub fn rim_places(size: usize) -> Vec<[f64; 2]> {
+    let (near, far) = (-RIM_OUT, (size - 1) as f64 + RIM_OUT);
+    (0..size)
+        .flat_map(|i| {
+            let along = i as f64;
+            [[along, near], [along, far], [near, along], [far, along]]
+        })
+        .collect()
 }
 
 /// The middle of the line between two neighbouring points, where a stone pushed half a
