@@ -16,9 +16,9 @@
 
 use super::samples::{Samples, is_outer_gap};
 use super::{
-    COVER_CHROMA, COVER_GAPS, COVER_RATIO, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD,
-    RELOCATE_AFTER, RETRY_EVERY, Run, STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of,
-    edge_in_view, reaches_across_edge, turned_cells,
+    COVER_GAPS, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD, RELOCATE_AFTER, RETRY_EVERY, Run,
+    STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of, edge_in_view, reaches_across_edge,
+    turned_cells,
 };
 use crate::detect_eight::pieces_of;
 use crate::games::Occupancy;
@@ -547,7 +547,7 @@ fn unexplained_corners(
     reference_reading: &Occupancy,
     pieces: Pieces,
 ) -> usize {
-    let changed = samples.points_changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    let changed = samples.points_changed_in_kind(reference);
     let reach = match pieces {
         Pieces::Discs => 0,
         Pieces::Figures => 1,
@@ -582,7 +582,7 @@ fn unexplained_ring(
     differences: &[[usize; 2]],
     pieces: Pieces,
 ) -> usize {
-    let changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    let changed = samples.changed_in_kind(reference);
     changed
         .iter()
         .enumerate()

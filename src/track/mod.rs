@@ -40,11 +40,6 @@ pub const CELL: i32 = 32;
 /// Grey levels a gap must change by, beyond the overall gain, to count as moved against the
 /// previous frame: well above sensor and compression noise averaged over the sample box.
 const MOTION_THRESHOLD: f32 = 14.0;
-/// How far a gap's chromaticity must move from the settled view to count as covered:
-/// four times the noise of a dark gap; a hand or sleeve moves it twice as far.
-const COVER_CHROMA: f32 = 0.04;
-/// … or its brightness, beyond the light's local change (a black sleeve on white paper).
-const COVER_RATIO: f32 = 1.8;
 /// Moved gaps that make a frame "moving" (one alone may be a noise spike).
 const MOTION_GAPS: usize = 2;
 /// Unexplained changed gaps that make a still frame "covered".
@@ -117,11 +112,9 @@ pub(crate) fn reaches_across_edge(
         outer_moved || samples.rim_changed(previous, ARM_THRESHOLD) > 0
     });
     moved
+        || samples.rim_changed_in_kind(reference).contains(&true)
         || samples
-            .rim_changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2)
-            .contains(&true)
-        || samples
-            .changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2)
+            .changed_in_kind(reference)
             .iter()
             .enumerate()
             .any(|(gap, &c)| c && is_outer_gap(samples.size, gap))
@@ -782,7 +775,7 @@ fn unexplained_gaps(
     inner_only: bool,
 ) -> usize {
     let size = samples.size;
-    let mut changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    let mut changed = samples.changed_in_kind(reference);
     if inner_only {
         for (gap, changed) in changed.iter_mut().enumerate() {
             *changed &= !samples::is_outer_gap(size, gap);
@@ -803,7 +796,7 @@ fn unexplained_gaps(
     let rim = if inner_only {
         Vec::new()
     } else {
-        samples.rim_changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2)
+        samples.rim_changed_in_kind(reference)
     };
     if std::env::var_os("KRADAN_TRACE_GAPS").is_some() {
         let rim: Vec<String> = rim
