@@ -509,8 +509,8 @@ fn illegal_move_of(event: &Event) -> Option<(makhos::Square, makhos::Square, Vec
         return None;
     }
     let square = |text: &str| text.trim().parse().ok().and_then(makhos::Square::new);
-    let notation = event.notation.as_deref()?;
-    let (from, to) = notation.split_once(['-', 'x'])?;
+    let written = makhos::read_move(event.notation.as_deref()?).ok()?;
+    let (from, to) = (*written.squares.first()?, *written.squares.last()?);
     let captured = event
         .detail
         .get("captured")?
@@ -518,7 +518,7 @@ fn illegal_move_of(event: &Event) -> Option<(makhos::Square, makhos::Square, Vec
         .iter()
         .map(|name| name.as_str().and_then(square))
         .collect::<Option<Vec<_>>>()?;
-    Some((square(from)?, square(to)?, captured))
+    Some((from, to, captured))
 }
 
 fn taken_back(number: usize) -> Decision {
