@@ -276,7 +276,12 @@ impl EightTracker {
             ),
             None => 0,
         };
-        if cover >= COVER_GAPS && time - still_since < STILL_TRUST && !self.options.stills {
+        let trust = if cover <= COVER_GAPS {
+            SMALL_COVER_TRUST
+        } else {
+            STILL_TRUST
+        };
+        if cover >= COVER_GAPS && time - still_since < trust && !self.options.stills {
             report.view = View::Covered { gaps: cover };
             self.run = None;
             return Ok(report);
@@ -640,6 +645,10 @@ fn settled_of(run: &Run, turns: usize) -> Settled8 {
     }
 }
 
+/// How long a still view whose only unexplained changes are the fewest that count as a
+/// cover (two corners) must stay still before it is believed.
+const SMALL_COVER_TRUST: f64 = 0.7;
+
 /// The fewest clear looks at the end of the source that make a still view the final
 /// position: the settle window's looks (three), not its time.
 const END_SETTLE_FRAMES: usize = 3;
@@ -971,6 +980,52 @@ mod tests {
                 .or(again);
         }
         assert_eq!(again.expect("settled again").occupancy, settled.occupancy);
+    }
+
+    /// The start still with a dark mark on each of `corners` (lattice points, col and row).
+    fn marked(frame: &Mat, tracker: &EightTracker, corners: &[[f64; 2]]) -> Mat {
+        let geometry = tracker.geometry().unwrap();
+        let mut marked = frame.clone();
+        for &[col, row] in corners {
+            let [x, y] = geometry.to_image(col, row);
+            imgproc::circle(
+                &mut marked,
+                Point::new(x as i32, y as i32),
+                4,
+                Scalar::new(30.0, 160.0, 30.0, 0.0),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        marked
+    }
+
+    #[test]
+    fn a_small_cover_that_stays_still_is_believed_sooner_than_a_large_one() {
+        let (frame, _) = still(3);
+        let view_at = |corners: &[[f64; 2]], at: f64| {
+            let mut tracker = tracker();
+            for i in 0..7 {
+                tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+            }
+            let changed = marked(&frame, &tracker, corners);
+            let mut view = View::NoBoard;
+            for i in 7..=(at * 10.0).round() as u64 {
+                view = tracker.analyse(&changed, i as f64 * 0.1, i).unwrap().view;
+            }
+            view
+        };
+        // Two corners changed by something that is not a piece (a shadow, a crumb): a
+        // hand would not hold so still, so after SMALL_COVER_TRUST it is the board.
+        let two = [[2.0, 4.0], [6.0, 4.0]];
+        assert!(matches!(view_at(&two, 0.8), View::Covered { .. }));
+        assert_eq!(view_at(&two, 1.6), View::Clear);
+        // Four corners wait the whole STILL_TRUST.
+        let four = [[2.0, 4.0], [6.0, 4.0], [4.0, 2.0], [4.0, 6.0]];
+        assert!(matches!(view_at(&four, 1.6), View::Covered { .. }));
+        assert_eq!(view_at(&four, 2.4), View::Clear);
     }
 
     #[test]
