@@ -194,6 +194,9 @@ pub struct SquareMeasures {
     /// Per square, its shape evidence ([`Shapes`]) against the bare squares of its class:
     /// how many times more edge it shows than they do.
     shapes: Vec<f64>,
+    /// Per square, whether its uncovered corners are not the bare board's: what stands
+    /// there is no piece (an arm, a sleeve), and its edges are no piece's rim.
+    corners_covered: Vec<bool>,
 }
 
 impl SquareMeasures {
@@ -268,6 +271,7 @@ impl SquareMeasures {
         };
         let mut references = Vec::with_capacity(SQUARES * SQUARES);
         let mut scatters = Vec::with_capacity(SQUARES * SQUARES);
+        let mut corners_covered = Vec::with_capacity(SQUARES * SQUARES);
         for row in 0..SQUARES {
             for col in 0..SQUARES {
                 let i = row * SQUARES + col;
@@ -282,7 +286,9 @@ impl SquareMeasures {
                     bare
                 };
                 references.push(reference);
-                scatters.push(scatter.map(|s| s.max(pieces.min_scatter())));
+                let scatter = scatter.map(|s| s.max(pieces.min_scatter()));
+                corners_covered.push(scaled_distance(local[i], bare, scatter) > OCCUPIED_MIDPOINT);
+                scatters.push(scatter);
             }
         }
         let board_lightness = falloffs
@@ -311,6 +317,7 @@ impl SquareMeasures {
             scatters,
             board_lightness,
             shapes,
+            corners_covered,
         })
     }
 
@@ -321,6 +328,9 @@ impl SquareMeasures {
                 let from_board =
                     scaled_distance(self.bodies[i], self.references[i], self.scatters[i]);
                 let colour = logistic((from_board - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH);
+                if self.corners_covered[i] {
+                    return colour;
+                }
                 // A piece of its square's colour still has a rim, a highlight and shading.
                 let shape = logistic((self.shapes[i].ln() - SHAPE_MIDPOINT.ln()) / SHAPE_WIDTH);
                 colour.max(shape)
@@ -650,39 +660,50 @@ struct Gradients {
 }
 
 impl Gradients {
-    /// The slanted edge in a disc: the mean over its pixels of the gradient's strength
-    /// times |sin 2θ| of its direction θ, once the disc's mean gradient is taken off. A
-    /// piece's round rim and its highlight slope every way; the squares' own edges and
-    /// grain printed along them run with the rectified board's axes, and light falling
-    /// off across the board slopes one way over the whole disc: they count for nothing.
+    /// The slanted edge in a disc, all round: once the disc's mean gradient is taken
+    /// off (light falling off across the board slopes one way over the whole disc), each
+    /// pixel's gradient strength is weighted by |sin 2θ| of its direction θ (the squares'
+    /// own edges and grain printed along them run with the rectified board's axes), and
+    /// the result is the least of its means over the disc's four quarters. A piece's
+    /// round rim stands in every quarter; a straight edge (an arm's, a shadow's) crosses
+    /// three at most, and the end of an arm reaching in from a corner one or two.
     fn slanted_edge(&self, x: f64, y: f64, radius: f64) -> f64 {
         let r = radius.max(1.0);
         let (x0, x1) = ((x - r).floor() as i32, (x + r).ceil() as i32);
         let (y0, y1) = ((y - r).floor() as i32, (y + r).ceil() as i32);
-        let inside: Vec<usize> = (y0.max(0)..=y1.min(self.height - 1))
+        let inside: Vec<(usize, usize)> = (y0.max(0)..=y1.min(self.height - 1))
             .flat_map(|yi| (x0.max(0)..=x1.min(self.width - 1)).map(move |xi| (xi, yi)))
             .filter(|&(xi, yi)| (f64::from(xi) - x).hypot(f64::from(yi) - y) <= r)
-            .map(|(xi, yi)| (yi * self.width + xi) as usize)
+            .map(|(xi, yi)| {
+                let quarter = usize::from(f64::from(xi) >= x) + 2 * usize::from(f64::from(yi) >= y);
+                ((yi * self.width + xi) as usize, quarter)
+            })
             .collect();
         if inside.is_empty() {
             return 0.0;
         }
         let n = inside.len() as f64;
-        let mean_across = inside.iter().map(|&i| self.across[i]).sum::<f64>() / n;
-        let mean_down = inside.iter().map(|&i| self.down[i]).sum::<f64>() / n;
-        inside
-            .iter()
-            .map(|&i| {
-                let (gx, gy) = (self.across[i] - mean_across, self.down[i] - mean_down);
-                let strength = gx.hypot(gy);
-                if strength > 0.0 {
-                    2.0 * (gx * gy).abs() / strength
+        let mean_across = inside.iter().map(|&(i, _)| self.across[i]).sum::<f64>() / n;
+        let mean_down = inside.iter().map(|&(i, _)| self.down[i]).sum::<f64>() / n;
+        let mut sums = [0.0; 4];
+        let mut counts = [0.0; 4];
+        for &(i, quarter) in &inside {
+            let (gx, gy) = (self.across[i] - mean_across, self.down[i] - mean_down);
+            let strength = gx.hypot(gy);
+            if strength > 0.0 {
+                sums[quarter] += 2.0 * (gx * gy).abs() / strength;
+            }
+            counts[quarter] += 1.0;
+        }
+        (0..4)
+            .map(|q| {
+                if counts[q] > 0.0 {
+                    sums[q] / counts[q]
                 } else {
                     0.0
                 }
             })
-            .sum::<f64>()
-            / n
+            .fold(f64::INFINITY, f64::min)
     }
 }
 
