@@ -1002,6 +1002,40 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_straight_edge_across_bare_squares_is_no_piece() {
+        // A crack (or a shadow's edge) along the diagonal, off the squares' middles where
+        // the colour is sampled and clear of their corners, yet through the discs whose
+        // edges are the shape evidence: it crosses three of their quarters, not four.
+        let mut image = rectified(&[(0, 1, [225.0, 230.0, 235.0]), (7, 0, [20.0, 20.0, 25.0])]);
+        let side = image.cols();
+        imgproc::line(
+            &mut image,
+            Point::new(0, 11),
+            Point::new(side - 11, side),
+            Scalar::new(25.0, 55.0, 95.0, 0.0),
+            2,
+            imgproc::LINE_AA,
+            0,
+        )
+        .unwrap();
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let read = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts)
+            .unwrap()
+            .observation()
+            .occupancy();
+        for row in 0..SQUARES {
+            for col in 0..SQUARES {
+                let want = match (row, col) {
+                    (0, 1) => Some(Color::White),
+                    (7, 0) => Some(Color::Black),
+                    _ => None,
+                };
+                assert_eq!(read.get(row, col), want, "square ({row}, {col})");
+            }
+        }
+    }
+
     /// A rectified checkered board painted in Lab, under a lamp whose pool more than
     /// doubles the lightness in the board's middle, with a man on the squares given as
     /// (row, col, Lab).
