@@ -83,7 +83,7 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
         let found = if inside_outline {
             locate::locate_inside_outline(image, LINES, kind)?
         } else {
-            locate::locate_lines(image, Some(LINES), kind)?
+            locate::locate_lines(image, LINES, kind)?
         };
         if segments.is_empty() {
             segments = found.segments.clone();
@@ -597,6 +597,32 @@ mod tests {
     #[test]
     fn a_plain_grid_is_found_from_its_lines() {
         let located = locate(&drawn_board(false)).unwrap();
+        let board = located.board.expect("board");
+        assert_eq!(board.surface, Surface::Grid);
+        assert_corners(&board);
+    }
+
+    #[test]
+    fn a_plain_grid_with_lines_hidden_behind_rows_of_figures_is_found() {
+        // Seen at a slant, a full row of tall figures hides the line behind it: here the
+        // far edge and the line behind the sixth row, each showing only between figures.
+        let mut image = drawn_board(false);
+        let (x0, y0, square) = (170, 90, 64);
+        for row in [0, 5] {
+            for col in 0..8 {
+                imgproc::rectangle_points(
+                    &mut image,
+                    Point::new(x0 + col * square + 3, y0 + row * square - 24),
+                    Point::new(x0 + col * square + 61, y0 + row * square + 48),
+                    Scalar::new(35.0, 45.0, 60.0, 0.0),
+                    -1,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        let located = locate(&image).unwrap();
         let board = located.board.expect("board");
         assert_eq!(board.surface, Surface::Grid);
         assert_corners(&board);

@@ -88,19 +88,20 @@ pub enum LineKind {
 /// Finds the board grid in a BGR image. `size` fixes the number of lines; `None` decides
 /// it from the grid (19, 13 or 9).
 pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
-    locate_lines(image, size, LineKind::Drawn)
+    locate_fitted(image, size, LineKind::Drawn, Fit::Lines, Pieces::OnPoints)
 }
 
-/// As [`locate`], for a board whose lines are of the given kind.
-pub fn locate_lines(image: &Mat, size: Option<usize>, kind: LineKind) -> opencv::Result<Located> {
-    locate_fitted(image, size, kind, Fit::Lines)
+/// As [`locate`], for a board of `n` lines whose pieces stand inside its squares and whose
+/// lines are of the given kind.
+pub fn locate_lines(image: &Mat, n: usize, kind: LineKind) -> opencv::Result<Located> {
+    locate_fitted(image, Some(n), kind, Fit::Lines, Pieces::InSquares)
 }
 
 /// The last resort for a board of `n` lines whose lines are too faint for segments: the
 /// grid fitted inside its outline (the board's edge, a drawn border), the longest lines in
 /// the picture, from the line response along the whole of each line.
 pub fn locate_inside_outline(image: &Mat, n: usize, kind: LineKind) -> opencv::Result<Located> {
-    locate_fitted(image, Some(n), kind, Fit::InsideOutline)
+    locate_fitted(image, Some(n), kind, Fit::InsideOutline, Pieces::InSquares)
 }
 
 /// How a grid is fitted to the segments.
@@ -117,9 +118,10 @@ fn locate_fitted(
     size: Option<usize>,
     kind: LineKind,
     fit: Fit,
+    pieces: Pieces,
 ) -> opencv::Result<Located> {
     if let Some((small, factor)) = reduced(image)? {
-        let mut located = locate_fitted(&small, size, kind, fit)?;
+        let mut located = locate_fitted(&small, size, kind, fit, pieces)?;
         located.geometry = located.geometry.map(|g| g.scaled(1.0 / factor));
         for segment in &mut located.segments {
             segment.iter_mut().for_each(|v| *v /= factor);
@@ -135,7 +137,7 @@ fn locate_fitted(
     let mut located = Located::default();
     let mut reasons: Vec<String> = Vec::new();
     for scale in [Scale::BOARD_FILLS_FRAME, Scale::SMALL_BOARD] {
-        let response = LineResponse::new(image, &gray, scale, kind)?;
+        let response = LineResponse::new(image, &gray, scale, kind, pieces)?;
         let segments = response.segments(scale)?;
         let fitted = match (fit, size) {
             (Fit::Lines, _) => fit_grid(&response, &segments, size)
@@ -271,11 +273,27 @@ struct LineResponse {
     /// The response level above which a pixel counts as "on a line".
     on_line: u8,
     kind: LineKind,
+    pieces: Pieces,
+}
+
+/// Where the pieces stand, which says what hides the board's lines.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pieces {
+    /// Go's stones, on the lines' crossings.
+    OnPoints,
+    /// Mak-hos men and Makruk figures, inside the squares.
+    InSquares,
 }
 
 impl LineResponse {
     /// `image` is the picture `gray` was made from (BGR, or `gray` itself).
-    fn new(image: &Mat, gray: &Mat, scale: Scale, kind: LineKind) -> opencv::Result<Self> {
+    fn new(
+        image: &Mat,
+        gray: &Mat,
+        scale: Scale,
+        kind: LineKind,
+        pieces: Pieces,
+    ) -> opencv::Result<Self> {
         let longest = gray.cols().max(gray.rows());
         let mat = match kind {
             // Wider than a grid line at any usable distance, narrower than a stone.
@@ -308,6 +326,7 @@ impl LineResponse {
             mat,
             on_line,
             kind,
+            pieces,
         })
     }
 
@@ -728,6 +747,7 @@ fn fit_lattice(positions: &[(f64, f64)]) -> Option<Lattice> {
 
 /// The grid as found before refinement: a map from the rectified view to the image and a
 /// lattice along each rectified axis (`u` across columns, `v` down rows).
+#[derive(Clone)]
 struct RoughGrid {
     to_image: Homography,
     columns: Lattice,
@@ -1391,8 +1411,8 @@ fn fit_grid_along(
     let rectified = rectify(response, segments, directions, 4)?;
     let (to_image, family1, family2) = (rectified.to_image, &rectified.family1, &rectified.family2);
     let positions = |family: &[[f64; 4]], axis: usize| rectified.positions(family, axis);
-    let mut rows = fit_lattice(&positions(family1, 1)).ok_or(NO_GRID)?;
-    let mut columns = fit_lattice(&positions(family2, 0)).ok_or(NO_GRID)?;
+    let rows = fit_lattice(&positions(family1, 1)).ok_or(NO_GRID)?;
+    let columns = fit_lattice(&positions(family2, 0)).ok_or(NO_GRID)?;
 
     // Lattice indices that segments support, widened a little: the board lies among them.
     let span = |family: &[[f64; 4]], axis: usize, lattice: &Lattice| -> (i64, i64) {
@@ -1443,21 +1463,55 @@ fn fit_grid_along(
             growth += 1;
         }
     };
-    let (mut rough, mut row_span, mut column_span, mut row_coverage, mut column_coverage) =
-        measure(rows, columns)?;
+    let measured = measure(rows, columns)?;
     // A checkered board's own outline and border lie about half a square beyond its outer
     // edges, long and strong, and can make half a square the strongest period: then every
     // other lattice line is bare, and the squares' lattice is every second line.
-    if response.kind == LineKind::SquareEdges {
-        let halved_rows = every_second_line(&row_coverage, row_span.0, &rows);
-        let halved_columns = every_second_line(&column_coverage, column_span.0, &columns);
-        if halved_rows.is_some() || halved_columns.is_some() {
-            rows = halved_rows.unwrap_or(rows);
-            columns = halved_columns.unwrap_or(columns);
-            (rough, row_span, column_span, row_coverage, column_coverage) = measure(rows, columns)?;
-        }
+    if response.kind != LineKind::SquareEdges {
+        return board_in_window(response, size, measured);
     }
+    let halved = |measured: &Measured, force: bool| {
+        let (_, row_span, column_span, row_coverage, column_coverage) = measured;
+        let halved_rows = every_second_line(row_coverage, row_span.0, &rows, force);
+        let halved_columns = every_second_line(column_coverage, column_span.0, &columns, force);
+        (halved_rows.is_some() || halved_columns.is_some()).then(|| {
+            (
+                halved_rows.unwrap_or(rows),
+                halved_columns.unwrap_or(columns),
+            )
+        })
+    };
+    let measured = match halved(&measured, false) {
+        Some((rows, columns)) => measure(rows, columns)?,
+        None => measured,
+    };
+    // Pieces standing in line along the start rows put edges half way between the square
+    // edges too (Makruk seed 310228: a figure's sides on every second half-square line of
+    // its column, at 0.5 to 0.6 of the square edges' coverage), so the bare parity is not
+    // bare enough to be told at once; a lattice of half squares has no 9-line window
+    // that leaves the covered lines out, and then every second line is the board's.
+    match board_in_window(response, size, measured.clone()) {
+        Ok(found) => Ok(found),
+        Err(error) => match halved(&measured, true) {
+            Some((rows, columns)) => {
+                board_in_window(response, size, measure(rows, columns)?).map_err(|_| error)
+            }
+            None => Err(error),
+        },
+    }
+}
 
+/// A rough lattice, the spans of line indices measured, and each line's coverage (rows,
+/// then columns).
+type Measured = (RoughGrid, (i64, i64), (i64, i64), Vec<f64>, Vec<f64>);
+
+/// The window of the measured lattice that is the board, with its score: the summed
+/// coverage of its lines.
+fn board_in_window(
+    response: &LineResponse,
+    size: Option<usize>,
+    (rough, row_span, column_span, row_coverage, column_coverage): Measured,
+) -> Result<(f64, BoardGeometry), String> {
     let candidates: Vec<usize> = match size {
         Some(n) => vec![n],
         None => GO_SIZES.to_vec(),
@@ -1465,7 +1519,7 @@ fn fit_grid_along(
     // The board is the window that holds the covered lines and leaves none outside: a 9×9
     // window inside a 19×19 grid leaves strong lines out, a 19×19 window round a 9×9 board
     // takes in empty ones.
-    let mut chosen: Option<(f64, usize, i64, i64, f64)> = None;
+    let mut chosen: Option<(f64, usize, i64, i64, bool)> = None;
     for &n in &candidates {
         let Some((row_start, row_fit, row_min)) = best_window(&row_coverage, n) else {
             continue;
@@ -1474,31 +1528,38 @@ fn fit_grid_along(
             continue;
         };
         let fit = row_fit + column_fit;
+        let shown = match response.pieces {
+            Pieces::OnPoints => row_min.min(column_min) >= MIN_LINE_COVERAGE,
+            Pieces::InSquares => {
+                lines_shown_round_figures(&row_coverage[row_start..row_start + n])
+                    && lines_shown_round_figures(&column_coverage[column_start..column_start + n])
+            }
+        };
         if chosen.as_ref().is_none_or(|c| fit > c.0) {
             chosen = Some((
                 fit,
                 n,
                 row_span.0 + row_start as i64,
                 column_span.0 + column_start as i64,
-                row_min.min(column_min),
+                shown,
             ));
         }
     }
-    let chosen = chosen.map(|(_, n, row0, column0, weakest)| (n, row0, column0, weakest));
+    let chosen = chosen.map(|(_, n, row0, column0, shown)| (n, row0, column0, shown));
     let visible = longest_covered_run(&row_coverage).min(longest_covered_run(&column_coverage));
     let mismatch = |n: usize| {
         format!(
             "the grid does not match a {n}×{n} board: {visible} lines are visible in one direction"
         )
     };
-    let Some((n, row0, column0, weakest)) = chosen else {
+    let Some((n, row0, column0, shown)) = chosen else {
         return Err(match size {
             Some(n) if visible >= 5 => mismatch(n),
             _ => NO_GRID.into(),
         });
     };
     // A grid that goes on well beyond the window is a bigger board than was asked for.
-    if weakest < MIN_LINE_COVERAGE || visible >= n + 2 {
+    if !shown || visible >= n + 2 {
         return Err(mismatch(n));
     }
     // The grid's lines stop at its outer lines: beyond them lies the margin, where the
@@ -1550,7 +1611,12 @@ fn fit_grid_along(
 
 /// The lattice of every second line of `lattice` when the lines of one parity are
 /// covered and the others bare; `coverage[k]` is line `first + k`'s.
-fn every_second_line(coverage: &[f64], first: i64, lattice: &Lattice) -> Option<Lattice> {
+fn every_second_line(
+    coverage: &[f64],
+    first: i64,
+    lattice: &Lattice,
+    force: bool,
+) -> Option<Lattice> {
     let evidence = |parity: usize| -> (f64, usize) {
         coverage
             .iter()
@@ -1570,7 +1636,7 @@ fn every_second_line(coverage: &[f64], first: i64, lattice: &Lattice) -> Option<
         (odd, even, 1)
     };
     // The board's outline and border are among the bare parity's lines, and covered.
-    (covered.1 >= 5 && covered.0 >= 2.0 * bare.0).then(|| Lattice {
+    (covered.1 >= 5 && (force || covered.0 >= 2.0 * bare.0)).then(|| Lattice {
         offset: lattice.position(parity as f64),
         spacing: 2.0 * lattice.spacing,
     })
@@ -1609,6 +1675,22 @@ fn best_window(coverage: &[f64], n: usize) -> Option<(usize, f64, f64)> {
             (start, inside - left_out, weakest)
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// Whether the lines of a window of an 8×8 board's lattice show well enough for it to be
+/// the board. Its figures stand inside the squares, and seen at a slant a full row of tall
+/// ones hides the line behind it, the board's far edge too (Makruk seed 310222, a plain
+/// grid from Black's side: at the start, the far edge showed on 6 % of its length and the
+/// line behind Black's back rank on 12 %, the others on 52–67 %). A hidden line lies
+/// between shown ones, so no two hidden lines are neighbours, and the lattice holds on
+/// the shown ones: at most one of the two outer lines, and a third of the lines, hidden.
+fn lines_shown_round_figures(window: &[f64]) -> bool {
+    let hidden: Vec<bool> = window.iter().map(|&c| c < MIN_LINE_COVERAGE).collect();
+    let count = hidden.iter().filter(|&&h| h).count();
+    let (first, last) = (hidden[0], hidden[hidden.len() - 1]);
+    !(first && last)
+        && count * 3 <= window.len()
+        && !hidden.windows(2).any(|pair| pair[0] && pair[1])
 }
 
 /// The coverage of a line that is not there: a little comes from stones' edges, board
@@ -1862,6 +1944,42 @@ mod tests {
         assert!((lattice.spacing.abs() - 7.25).abs() < 0.05, "{lattice:?}");
         let index = lattice.index_of(12.5 + 7.25 * 5.0);
         assert!((index - index.round()).abs() < 0.05);
+    }
+
+    #[test]
+    fn a_line_hidden_by_a_row_of_figures_still_leaves_the_board() {
+        // Makruk seed 310222 at the start: the far edge and the line behind Black's back
+        // rank hidden, the others shown.
+        let start = [0.58, 0.12, 0.66, 0.60, 0.52, 0.67, 0.62, 0.57, 0.06];
+        assert!(lines_shown_round_figures(&start));
+        // Both outer lines gone, or two neighbours: not a board's window.
+        let mut both_edges = start;
+        both_edges[0] = 0.05;
+        assert!(!lines_shown_round_figures(&both_edges));
+        let mut neighbours = start;
+        neighbours[4] = 0.1;
+        neighbours[5] = 0.1;
+        assert!(!lines_shown_round_figures(&neighbours));
+        // A third of the lines at most.
+        let sparse = [0.6, 0.1, 0.6, 0.1, 0.6, 0.1, 0.6, 0.1, 0.6];
+        assert!(!lines_shown_round_figures(&sparse));
+    }
+
+    #[test]
+    fn half_square_lines_crossed_by_pieces_give_way_to_every_second_line_when_asked() {
+        // Makruk seed 310228: square edges at 0.72, the lines half way between them at
+        // 0.5 to 0.6 where figures stand in line, the board's outline beyond at 0.8.
+        let coverage = [
+            0.0, 0.0, 0.80, 0.72, 0.53, 0.72, 0.12, 0.73, 0.53, 0.72, 0.12, 0.73, 0.11, 0.73, 0.55,
+            0.73, 0.10, 0.74, 0.62, 0.73, 0.81, 0.0, 0.0,
+        ];
+        let lattice = Lattice {
+            offset: 0.0,
+            spacing: 10.0,
+        };
+        assert!(every_second_line(&coverage, 0, &lattice, false).is_none());
+        let halved = every_second_line(&coverage, 0, &lattice, true).expect("halved");
+        assert_eq!((halved.offset, halved.spacing), (10.0, 20.0));
     }
 
     #[test]

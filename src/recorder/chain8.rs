@@ -5,7 +5,8 @@
 //! two never read one chain two ways.
 
 use super::is_note;
-use crate::games::Color;
+use crate::games::makhos::{self, Men};
+use crate::games::{Color, ParseError, makruk};
 use crate::record::{Event, Kind};
 use serde_json::Value;
 
@@ -83,6 +84,39 @@ impl<'a> Chain8<'a> {
     /// How many men a side began a Mak-hos game with (8, or 12 in the variant).
     pub fn men(&self) -> Option<u64> {
         self.start.detail.get("men").and_then(Value::as_u64)
+    }
+
+    /// The Mak-hos position the game began from. `first` moves first when the game
+    /// start does not say (a chain written before it did). An unreadable FEN is an
+    /// error, never the start position: a game drawn from the wrong start would be a
+    /// wrong record shown as a right one.
+    pub fn makhos_start(&self, first: Color) -> Result<makhos::Position, ParseError> {
+        match self.fen() {
+            Some(fen) => makhos::read_fen(fen),
+            None => {
+                let men = match self.men() {
+                    Some(12) => Men::Twelve,
+                    _ => Men::Eight,
+                };
+                Ok(makhos::Position::start(men, self.first().unwrap_or(first)))
+            }
+        }
+    }
+
+    /// The Makruk position the game began from, as [`Chain8::makhos_start`]; the side
+    /// to move is the game start's `first`, which overrides the FEN's (a board set up
+    /// with `--fen --first`).
+    pub fn makruk_start(&self, first: Color) -> Result<makruk::Position, ParseError> {
+        let start = match self.fen() {
+            Some(fen) => makruk::Position::from_fen(fen)?,
+            None => makruk::Position::start(),
+        };
+        let first = self.first().unwrap_or(first);
+        Ok(if start.turn() == first {
+            start
+        } else {
+            start.with_turn(first)
+        })
     }
 }
 
@@ -167,5 +201,45 @@ mod tests {
         assert_eq!(chain.first(), Some(Color::White));
         assert_eq!(chain.fen(), None);
         assert!(Chain8::read(&events[1..]).is_none());
+    }
+
+    #[test]
+    fn the_start_is_the_fen_with_the_first_side_or_refused() {
+        let black_first = |fen: Option<&str>| {
+            let mut event = start().with_detail("first", "black");
+            if let Some(fen) = fen {
+                event = event.with_detail("fen", fen);
+            }
+            event
+        };
+        let events = [black_first(None)];
+        let chain = Chain8::read(&events).unwrap();
+        let makruk = chain.makruk_start(Color::White).unwrap();
+        assert_eq!(makruk.turn(), Color::Black);
+        assert_eq!(
+            makruk.with_turn(Color::White).to_fen(),
+            makruk::Position::start().to_fen()
+        );
+        let makhos = chain.makhos_start(Color::White).unwrap();
+        assert_eq!(
+            makhos,
+            makhos::Position::start(Men::Eight, Color::Black),
+            "no `men` is the eight-men game"
+        );
+
+        let events = [black_first(Some("not a position"))];
+        let chain = Chain8::read(&events).unwrap();
+        assert!(chain.makruk_start(Color::White).is_err());
+        assert!(chain.makhos_start(Color::White).is_err());
+
+        // A chain that does not say who began takes the recorder's side.
+        let mut silent = start();
+        silent.detail.remove("first");
+        let events = [silent.with_detail("men", 12)];
+        let chain = Chain8::read(&events).unwrap();
+        assert_eq!(
+            chain.makhos_start(Color::Black).unwrap(),
+            makhos::Position::start(Men::Twelve, Color::Black)
+        );
     }
 }

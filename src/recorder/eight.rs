@@ -509,8 +509,8 @@ fn illegal_move_of(event: &Event) -> Option<(makhos::Square, makhos::Square, Vec
         return None;
     }
     let square = |text: &str| text.trim().parse().ok().and_then(makhos::Square::new);
-    let notation = event.notation.as_deref()?;
-    let (from, to) = notation.split_once(['-', 'x'])?;
+    let written = makhos::read_move(event.notation.as_deref()?).ok()?;
+    let (from, to) = (*written.squares.first()?, *written.squares.last()?);
     let captured = event
         .detail
         .get("captured")?
@@ -518,7 +518,7 @@ fn illegal_move_of(event: &Event) -> Option<(makhos::Square, makhos::Square, Vec
         .iter()
         .map(|name| name.as_str().and_then(square))
         .collect::<Option<Vec<_>>>()?;
-    Some((square(from)?, square(to)?, captured))
+    Some((from, to, captured))
 }
 
 fn taken_back(number: usize) -> Decision {
@@ -633,8 +633,11 @@ pub(super) struct EightRecording {
     trace: bool,
     infer: InferOptions,
     live: bool,
-    /// A hand was over the board since the last position acted on.
+    /// Something moved over the board since the last position acted on.
     hand_seen: bool,
+    /// Something reached across the board's edge since then (or the edge is out of
+    /// sight): with motion, a player's hand; without, a piece knocked by accident.
+    reach_seen: bool,
     /// The frame of the last position acted on (reduced for evidence) and its factor.
     before: Option<(Mat, f64)>,
     resume_time: Option<f64>,
@@ -702,6 +705,7 @@ impl EightRecording {
             },
             live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
             hand_seen: false,
+            reach_seen: false,
             before: None,
             resume_time: None,
             moves: 0,
@@ -729,8 +733,7 @@ impl EightRecording {
             return Ok(());
         };
         let start = chain.start;
-        let first = chain.first().unwrap_or(self.first);
-        self.first = first;
+        self.first = chain.first().unwrap_or(self.first);
         for event in events {
             if let Some(time) = event.video_time {
                 self.resume_time = Some(self.resume_time.map_or(time, |t: f64| t.max(time)));
@@ -781,7 +784,6 @@ impl EightRecording {
         moves: &[Event],
         next_flag_id: u32,
     ) -> Result<Stage8, RecorderError> {
-        let first = chain.first().unwrap_or(self.first);
         let unreadable = |event: &Event| {
             RecorderError::BadOptions(format!(
                 "move {} ({}) of the record does not replay from the position before it",
@@ -791,14 +793,9 @@ impl EightRecording {
         };
         Ok(match self.game {
             EightGame::Makhos => {
-                let men = match chain.men() {
-                    Some(12) => Men::Twelve,
-                    _ => Men::Eight,
-                };
-                let start = match chain.fen() {
-                    Some(fen) => makhos::read_fen(fen).map_err(|e| unreadable_start(&e))?,
-                    None => makhos::Position::start(men, first),
-                };
+                let start = chain
+                    .makhos_start(self.first)
+                    .map_err(|e| unreadable_start(&e))?;
                 let mut inference = MakhosInference::new(start, self.infer.clone());
                 let mut view = PdnView::new(start);
                 for (index, event) in moves.iter().enumerate() {
@@ -831,15 +828,9 @@ impl EightRecording {
                 }
             }
             EightGame::Makruk => {
-                let mut start = match chain.fen() {
-                    Some(fen) => {
-                        makruk::Position::from_fen(fen).map_err(|e| unreadable_start(&e))?
-                    }
-                    None => makruk::Position::start(),
-                };
-                if start.turn() != first {
-                    start = start.with_turn(first);
-                }
+                let start = chain
+                    .makruk_start(self.first)
+                    .map_err(|e| unreadable_start(&e))?;
                 let mut inference = MakrukInference::new(start.clone(), self.infer.clone());
                 let mut view = PgnView::new(start);
                 for (index, event) in moves.iter().enumerate() {
@@ -1415,7 +1406,7 @@ impl EightRecording {
                 squares: &settled.squares,
                 since: settled.since,
                 now: frame.time,
-                hand_seen: self.hand_seen,
+                hand_seen: self.hand_seen && self.reach_seen,
             },
             video_time,
         );
@@ -1424,6 +1415,7 @@ impl EightRecording {
             if settled.occupancy == before_board {
                 // Whatever the hand did, it left the board as it was.
                 self.hand_seen = false;
+                self.reach_seen = false;
             }
             if self.before.is_none() {
                 self.before = Some(evidence::reduce(&frame.image)?);
@@ -1441,6 +1433,7 @@ impl EightRecording {
         )?;
         if acted {
             self.hand_seen = false;
+            self.reach_seen = false;
         }
         Ok(())
     }
@@ -1757,13 +1750,9 @@ impl Recording for EightRecording {
         (self.moves, self.flags, &self.last_line)
     }
 
-    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
-        let mut event = Event::new(Kind::Note)
-            .with_detail("note", note)
-            .with_detail("message", message);
+    fn write(&mut self, time: f64, mut event: Event) -> Result<(), RecorderError> {
         event.video_time = self.video_time(time);
-        self.append(event)?;
-        Ok(())
+        self.append(event).map(|_| ())
     }
 
     fn take_actions(
@@ -1807,16 +1796,22 @@ impl Recording for EightRecording {
                 _ => "-".into(),
             };
             eprintln!(
-                "{:8.2} {:?} settled={} differences={differences}",
+                "{:8.2} {:?} reach={} settled={} differences={differences}",
                 frame.time,
                 report.view,
+                report.reach,
                 report.settled.as_ref().map_or(0, |s| s.frames),
             );
         }
         self.track_events(&report, frame, on_line)?;
+        // Motion that nothing brought across the board's edge is a piece knocked by
+        // accident, no player's hand: its change is a disturbance, not a move. The arm
+        // may cross the edge on a frame that shows too little motion over the squares
+        // to count (a slow reach), so the two are gathered over the visit apart.
         if matches!(report.view, View::Moving { .. } | View::Covered { .. }) {
             self.hand_seen = true;
         }
+        self.reach_seen |= report.reach;
         if let Some(settled) = &report.settled {
             self.settled(settled, frame, on_line)?;
             if let Some(stage) = &self.stage {
@@ -1837,40 +1832,19 @@ impl Recording for EightRecording {
         Ok(())
     }
 
-    fn finish(
-        &mut self,
-        time: f64,
-        broken: Option<&str>,
-        summary: &mut Summary,
-    ) -> Result<(), RecorderError> {
-        if let Some(reason) = broken {
-            self.note(
-                time,
-                "source-broken",
-                &format!("the source broke: {reason}; everything before was recorded"),
-            )?;
-        }
-        if let Some(stage) = &self.stage {
-            summary.final_rows = stage.board().to_text_rows();
-            let rules_rows = stage.rules_rows();
-            let mut event = Event::new(Kind::Note)
-                .with_detail("note", "final-position")
-                .with_detail("message", "the position at the end of the footage");
-            event.video_time = self.video_time(time);
-            event.detail.insert("rules_board".into(), json!(rules_rows));
-            event
-                .detail
-                .insert("board".into(), json!(summary.final_rows));
-            self.append(event)?;
-        }
-        let mut end = Event::new(Kind::SessionEnd)
-            .with_detail("moves", self.moves)
-            .with_detail("flags", self.flags);
-        end.video_time = self.video_time(time);
-        self.append(end)?;
-        summary.moves = self.moves;
-        summary.flags = self.flags;
-        Ok(())
+    fn final_position(&self, summary: &mut Summary) -> Option<Event> {
+        let stage = self.stage.as_ref()?;
+        summary.final_rows = stage.board().to_text_rows();
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", "final-position")
+            .with_detail("message", "the position at the end of the footage");
+        event
+            .detail
+            .insert("rules_board".into(), json!(stage.rules_rows()));
+        event
+            .detail
+            .insert("board".into(), json!(summary.final_rows));
+        Some(event)
     }
 
     fn no_board(&self, source: &str, frames: u64) -> Result<RecorderError, RecorderError> {

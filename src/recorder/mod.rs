@@ -253,7 +253,15 @@ trait Recording {
     fn started(&self) -> bool;
     /// Moves and flags so far and the last line shown, for the progress line.
     fn progress(&self) -> (usize, usize, &str);
-    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError>;
+    /// Writes `event` to the chain at source time `time` (a live source writes no video
+    /// time).
+    fn write(&mut self, time: f64, event: Event) -> Result<(), RecorderError>;
+    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
+        let event = Event::new(Kind::Note)
+            .with_detail("note", note)
+            .with_detail("message", message);
+        self.write(time, event)
+    }
     fn take_actions(
         &mut self,
         actions: &mpsc::Receiver<ActionRequest>,
@@ -271,12 +279,36 @@ trait Recording {
     ) -> Result<(), RecorderError> {
         Ok(())
     }
+    /// The `final-position` note of the position the footage ended on, having put its
+    /// rows (and Go's count) in `summary`; `None` when no game began.
+    fn final_position(&self, summary: &mut Summary) -> Option<Event>;
+    /// Closes the record: why the source broke (if it did), the final position, and the
+    /// session's end with its totals.
     fn finish(
         &mut self,
         time: f64,
         broken: Option<&str>,
         summary: &mut Summary,
-    ) -> Result<(), RecorderError>;
+    ) -> Result<(), RecorderError> {
+        if let Some(reason) = broken {
+            self.note(
+                time,
+                "source-broken",
+                &format!("the source broke: {reason}; everything before was recorded"),
+            )?;
+        }
+        if let Some(event) = self.final_position(summary) {
+            self.write(time, event)?;
+        }
+        let (moves, flags, _) = self.progress();
+        let end = Event::new(Kind::SessionEnd)
+            .with_detail("moves", moves)
+            .with_detail("flags", flags);
+        self.write(time, end)?;
+        summary.moves = moves;
+        summary.flags = flags;
+        Ok(())
+    }
     /// Why the footage ended with no game: no board, or not the one asked for.
     fn no_board(&self, source: &str, frames: u64) -> Result<RecorderError, RecorderError>;
 }
@@ -573,8 +605,8 @@ impl Recording for GoRecording {
         )
     }
 
-    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
-        self.session.note(time, note, message)
+    fn write(&mut self, time: f64, event: Event) -> Result<(), RecorderError> {
+        self.session.write(time, event)
     }
 
     fn take_actions(
@@ -644,6 +676,9 @@ impl Recording for GoRecording {
         if !report.events.is_empty() {
             session.hands.lost_sight();
         }
+        if report.reach {
+            session.hands.reach();
+        }
         match report.view {
             View::Moving { .. } | View::Covered { .. } => session.hands.over(frame.time),
             View::NoBoard => session.hands.lost_sight(),
@@ -658,13 +693,8 @@ impl Recording for GoRecording {
         Ok(())
     }
 
-    fn finish(
-        &mut self,
-        time: f64,
-        broken: Option<&str>,
-        summary: &mut Summary,
-    ) -> Result<(), RecorderError> {
-        self.session.finish(time, broken, summary)
+    fn final_position(&self, summary: &mut Summary) -> Option<Event> {
+        self.session.final_position(summary)
     }
 
     fn no_board(&self, source: &str, frames: u64) -> Result<RecorderError, RecorderError> {
@@ -709,18 +739,41 @@ fn is_note(event: &Event, note: &str) -> bool {
 /// places a stone is still the same visit.
 #[derive(Clone, Copy, Debug, Default)]
 struct Hands {
-    count: usize,
+    visits: usize,
     /// The source time a hand was last over the board.
     last: Option<f64>,
+    /// Something reached across the board's edge (or the edge was out of sight) since
+    /// the count began: a hand comes from a player's side, where a stone knocked by
+    /// accident moves with nothing crossing the edge.
+    reached: bool,
 }
 
 impl Hands {
     /// A hand (or anything moving) is over the board at `time`.
     fn over(&mut self, time: f64) {
-        if self.count == 0 || self.last.is_none_or(|last| time - last > HAND_AWAY) {
-            self.count += 1;
+        if self.visits == 0 || self.last.is_none_or(|last| time - last > HAND_AWAY) {
+            self.visits += 1;
         }
         self.last = Some(time);
+    }
+
+    /// Something reached across the board's edge. The arm may cross it on a frame with
+    /// too little motion over the points to count as a hand over the board (a slow
+    /// reach), so the two are gathered apart.
+    fn reach(&mut self) {
+        self.reached = true;
+    }
+
+    /// The hands that came since the count began: none when only something without an
+    /// arm moved.
+    fn count(&self) -> usize {
+        if self.reached { self.visits } else { 0 }
+    }
+
+    /// A position was acted on (or nothing changed): count afresh.
+    fn restart(&mut self) {
+        self.visits = 0;
+        self.reached = false;
     }
 
     /// The board was out of sight or found again (a bump covers the board as a hand
@@ -1116,13 +1169,9 @@ impl Session {
         (!self.live).then_some(time)
     }
 
-    fn note(&mut self, time: f64, note: &str, message: &str) -> Result<(), RecorderError> {
-        let mut event = Event::new(Kind::Note)
-            .with_detail("note", note)
-            .with_detail("message", message);
+    fn write(&mut self, time: f64, mut event: Event) -> Result<(), RecorderError> {
         event.video_time = self.video_time(time);
-        self.append(event)?;
-        Ok(())
+        self.append(event)
     }
 
     fn track_event(
@@ -1205,7 +1254,7 @@ impl Session {
         };
         if &settled.occupancy == inference.board() {
             // Nothing new: whatever the hand did, it left the board as it was.
-            self.hands.count = 0;
+            self.hands.restart();
             if self.before.is_none() {
                 self.before = Some(evidence::reduce(&frame.image)?);
             }
@@ -1217,7 +1266,7 @@ impl Session {
             confidence: &settled.confidence,
             since: settled.since,
             now: frame.time,
-            hands: self.hands.count,
+            hands: self.hands.count(),
             between: &settled.between,
         });
         if std::env::var_os("KRADAN_TRACE").is_some() {
@@ -1239,7 +1288,7 @@ impl Session {
                 "{:8.2} observe since={:.2} hand={} changes={} -> {:?}",
                 frame.time,
                 settled.since,
-                self.hands.count,
+                self.hands.count(),
                 changes.join(","),
                 outcomes
                     .iter()
@@ -1268,7 +1317,7 @@ impl Session {
             Some((&before_board, &settled.occupancy)),
             on_line,
         )?;
-        self.hands.count = 0;
+        self.hands.restart();
         Ok(())
     }
 
@@ -1543,44 +1592,22 @@ impl Session {
         write_atomically(&path, self.sgf.text().as_bytes())
     }
 
-    fn finish(
-        &mut self,
-        time: f64,
-        broken: Option<&str>,
-        summary: &mut Summary,
-    ) -> Result<(), RecorderError> {
-        if let Some(reason) = broken {
-            self.note(
-                time,
-                "source-broken",
-                &format!("the source broke: {reason}; everything before was recorded"),
-            )?;
-        }
-        if let (Some(inference), Some(score)) = (&self.inference, self.count_with_no_dead_stones())
-        {
-            summary.final_rows = inference.position().board().to_occupancy().to_text_rows();
-            summary.score = Some(score.result());
-            let mut event = Event::new(Kind::Note)
-                .with_detail("note", "final-position")
-                .with_detail("result_if_no_dead_stones", score.result())
-                .with_detail(
-                    "message",
-                    "the position at the end of the footage; mark dead stones and count with kradan score",
-                );
-            event.video_time = self.video_time(time);
-            event
-                .detail
-                .insert("rules_board".into(), json!(summary.final_rows));
-            self.append(event)?;
-        }
-        let mut end = Event::new(Kind::SessionEnd)
-            .with_detail("moves", self.moves)
-            .with_detail("flags", self.flags);
-        end.video_time = self.video_time(time);
-        self.append(end)?;
-        summary.moves = self.moves;
-        summary.flags = self.flags;
-        Ok(())
+    fn final_position(&self, summary: &mut Summary) -> Option<Event> {
+        let inference = self.inference.as_ref()?;
+        let score = self.count_with_no_dead_stones()?;
+        summary.final_rows = inference.position().board().to_occupancy().to_text_rows();
+        summary.score = Some(score.result());
+        let mut event = Event::new(Kind::Note)
+            .with_detail("note", "final-position")
+            .with_detail("result_if_no_dead_stones", score.result())
+            .with_detail(
+                "message",
+                "the position at the end of the footage; mark dead stones and count with kradan score",
+            );
+        event
+            .detail
+            .insert("rules_board".into(), json!(summary.final_rows));
+        Some(event)
     }
 }
 
@@ -1738,17 +1765,49 @@ mod tests {
     #[test]
     fn a_hand_lifting_for_a_frame_is_one_visit_and_a_hand_back_later_another() {
         let mut hands = Hands::default();
+        hands.reach();
         for time in [1.0, 1.1, 1.2, 1.5, 1.6] {
             hands.over(time);
         }
-        assert_eq!(hands.count, 1, "0.3 s away while placing is the same hand");
+        assert_eq!(
+            hands.count(),
+            1,
+            "0.3 s away while placing is the same hand"
+        );
         hands.over(2.5);
-        assert_eq!(hands.count, 2, "the opponent's hand 0.9 s later is another");
-        hands.count = 0;
+        assert_eq!(
+            hands.count(),
+            2,
+            "the opponent's hand 0.9 s later is another"
+        );
+        hands.restart();
+        hands.reach();
         hands.over(2.6);
         assert_eq!(
-            hands.count, 1,
+            hands.count(),
+            1,
             "a hand still there after a position is acted on counts"
+        );
+    }
+
+    #[test]
+    fn motion_with_nothing_across_the_edge_is_no_hand() {
+        let mut hands = Hands::default();
+        hands.over(1.0);
+        hands.over(1.1);
+        assert_eq!(hands.count(), 0, "a stone knocked by accident");
+        hands.reach();
+        assert_eq!(
+            hands.count(),
+            1,
+            "an arm came over the edge during the visit"
+        );
+        hands.restart();
+        hands.over(3.0);
+        assert_eq!(
+            hands.count(),
+            0,
+            "the arm seen before the restart is not this visit's"
         );
     }
 }

@@ -4,7 +4,7 @@
 
 use super::game::{Captures, LastMove};
 use crate::games::Color;
-use crate::games::makhos::{self, Men};
+use crate::games::makhos;
 use crate::games::makruk;
 use crate::geometry::eight::EightGame;
 use crate::record::Event;
@@ -57,31 +57,11 @@ impl EightLine {
         let chain = Chain8::read(events)?;
         let start = chain.start;
         let game: EightGame = start.detail.get("game")?.as_str()?.parse().ok()?;
-        let first = chain.first().unwrap_or(Color::White);
+        // A chain whose start does not read is not drawn at all rather than drawn
+        // from the usual start (the recorder refuses to resume it, for the same reason).
         let start_position = match game {
-            EightGame::Makhos => {
-                let men = match chain.men() {
-                    Some(12) => Men::Twelve,
-                    _ => Men::Eight,
-                };
-                Position8::Makhos(
-                    chain
-                        .fen()
-                        .and_then(|fen| makhos::read_fen(fen).ok())
-                        .unwrap_or_else(|| makhos::Position::start(men, first)),
-                )
-            }
-            EightGame::Makruk => {
-                let start = chain
-                    .fen()
-                    .and_then(|fen| makruk::Position::from_fen(fen).ok())
-                    .unwrap_or_else(makruk::Position::start);
-                Position8::Makruk(if start.turn() == first {
-                    start
-                } else {
-                    start.with_turn(first)
-                })
-            }
+            EightGame::Makhos => Position8::Makhos(chain.makhos_start(Color::White).ok()?),
+            EightGame::Makruk => Position8::Makruk(chain.makruk_start(Color::White).ok()?),
         };
         let standing = &chain.moves;
         let mut positions = vec![start_position];
@@ -244,6 +224,7 @@ impl Position8 {
 mod tests {
     use super::super::game::tests::event;
     use super::*;
+    use crate::games::makhos::Men;
     use crate::record::Kind;
     use serde_json::json;
 

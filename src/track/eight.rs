@@ -16,8 +16,8 @@
 
 use super::samples::{Samples, is_outer_gap};
 use super::{
-    COVER_CHROMA, COVER_GAPS, COVER_RATIO, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD,
-    RELOCATE_AFTER, RETRY_EVERY, Run, STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of,
+    COVER_GAPS, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD, RELOCATE_AFTER, RETRY_EVERY, Run,
+    STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of, edge_in_view, reaches_across_edge,
     turned_cells,
 };
 use crate::detect_eight::pieces_of;
@@ -52,6 +52,11 @@ pub struct Report8 {
     /// How the board was turned to the game's rows, once, when it was first decided.
     pub oriented: Option<Orientation>,
     pub settled: Option<Settled8>,
+    /// Whether something reached across the board's edge on this frame (moved there, or
+    /// lies there unlike the last settled view), or the edge is out of the picture and
+    /// cannot say. A hand comes from a player's side of the table and crosses the edge
+    /// on its way; a piece knocked by accident moves with nothing crossing it.
+    pub reach: bool,
 }
 
 struct Lock8 {
@@ -67,6 +72,15 @@ struct Lock8 {
     previous: Option<Samples>,
     still_since: Option<f64>,
     off_since: Option<f64>,
+}
+
+/// A grey view of the board on which the lock was known to sit, kept to follow the board
+/// when the camera or the board is knocked: the same picture, moved.
+struct Anchor {
+    gray: Mat,
+    geometry: BoardGeometry,
+    surface: Surface,
+    contrast: f64,
 }
 
 /// Follows one 8×8 board of `game` through a stream of frames.
@@ -90,6 +104,9 @@ pub struct EightTracker {
     believed: Option<Occupancy>,
     /// When a settled view was first turned to the game's rows and nothing decided how.
     orient_since: Option<f64>,
+    /// The last view the lock was known to fit, while the board is followed or looked for
+    /// again after a knock.
+    anchor: Option<Anchor>,
 }
 
 impl EightTracker {
@@ -112,6 +129,7 @@ impl EightTracker {
             looks: BoardLooks::new(SQUARES),
             believed: None,
             orient_since: None,
+            anchor: None,
         }
     }
 
@@ -184,6 +202,7 @@ impl EightTracker {
             events: Vec::new(),
             oriented: None,
             settled: None,
+            reach: true,
         };
         if self.lock.is_none() {
             if time < self.next_attempt {
@@ -206,6 +225,14 @@ impl EightTracker {
             (Some(previous), false) => samples.moved_off_squares(previous, MOTION_THRESHOLD),
             _ => 0,
         };
+        report.reach = self.options.stills
+            || !edge_in_view(&lock.board.geometry, image.cols(), image.rows())
+            || match &lock.reference {
+                Some((reference, _)) => {
+                    reaches_across_edge(&samples, lock.previous.as_ref(), reference)
+                }
+                None => true,
+            };
         lock.previous = Some(samples.clone());
         if moved >= MOTION_GAPS {
             lock.still_since = None;
@@ -293,6 +320,12 @@ impl EightTracker {
                     report.events.push(TrackEvent::Renewed);
                 }
                 lock.reference = Some((samples, run.occupancy().clone()));
+                self.anchor = Some(Anchor {
+                    gray: gray_of(image)?,
+                    geometry: lock.board.geometry.clone(),
+                    surface: lock.board.surface,
+                    contrast: lock.contrast,
+                });
             }
             self.last_settled = Some(occupancy);
         }
@@ -339,9 +372,14 @@ impl EightTracker {
         report: &mut Report8,
         old: Option<&Lock8>,
     ) -> opencv::Result<bool> {
-        let found = eight::locate(image)?
+        let mut found = eight::locate(image)?
             .board
             .filter(|board| shortest_side(&board.geometry) >= MIN_BOARD_SIDE);
+        if found.is_none()
+            && let Some(anchor) = &self.anchor
+        {
+            found = followed(anchor, image)?;
+        }
         let Some(board) = found else {
             if !self.lost_reported {
                 self.lost_reported = true;
@@ -424,6 +462,155 @@ impl EightTracker {
         self.find(image, report, Some(&old))?;
         Ok(())
     }
+}
+
+/// The board of `anchor` in `image`, when the picture moved as a whole (a knocked camera or
+/// board) and the located lattice is lost: the shift of the whole picture by phase
+/// correlation, then every square corner of the anchor's lattice looked for near its
+/// shifted place by its own patch, and the lattice mapped through the homography those
+/// matches agree on. A corner's patch is a square of the board's own pattern (a checkered
+/// board's X, a drawn crossing, a piece standing beside it), which a shift of a square or
+/// more would confuse with its neighbour's; the whole picture has no such period. The
+/// lattice is kept only when it shows as clearly as the anchor's did.
+fn followed(anchor: &Anchor, image: &Mat) -> opencv::Result<Option<EightBoard>> {
+    let gray = gray_of(image)?;
+    if gray.size()? != anchor.gray.size()? {
+        return Ok(None);
+    }
+    let shift = picture_shift(&anchor.gray, &gray)?;
+    let square = shortest_side(&anchor.geometry) / SQUARES as f64;
+    let half = ((square * FOLLOW_PATCH) as i32).max(4);
+    let reach = ((square * FOLLOW_REACH) as i32).max(3);
+    let mut grid_points = opencv::core::Vector::<opencv::core::Point2f>::new();
+    let mut image_points = opencv::core::Vector::<opencv::core::Point2f>::new();
+    for row in 0..LINES {
+        for col in 0..LINES {
+            let [x, y] = anchor.geometry.to_image(col as f64, row as f64);
+            let Some(found) = matched_patch(&anchor.gray, &gray, [x, y], shift, half, reach)?
+            else {
+                continue;
+            };
+            grid_points.push(opencv::core::Point2f::new(col as f32, row as f32));
+            image_points.push(opencv::core::Point2f::new(found[0] as f32, found[1] as f32));
+        }
+    }
+    if grid_points.len() < MIN_FOLLOWED_CORNERS {
+        return Ok(None);
+    }
+    let mut inliers = Mat::default();
+    let h = opencv::calib3d::find_homography(
+        &grid_points,
+        &image_points,
+        &mut inliers,
+        opencv::calib3d::RANSAC,
+        FOLLOW_TOLERANCE,
+    )?;
+    if h.empty() || opencv::core::count_non_zero(&inliers)? < MIN_FOLLOWED_CORNERS as i32 {
+        return Ok(None);
+    }
+    let Some(homography) = crate::geometry::homography_from_mat(&h) else {
+        return Ok(None);
+    };
+    let geometry = crate::geometry::locate::image_order(&BoardGeometry {
+        size: LINES,
+        homography,
+    });
+    if shortest_side(&geometry) < MIN_BOARD_SIDE {
+        return Ok(None);
+    }
+    let rectified = crate::reading::rectify(image, &geometry, CELL)?;
+    if lattice_contrast(&rectified, anchor.surface)? < MISALIGNED * anchor.contrast {
+        return Ok(None);
+    }
+    EightBoard::with_geometry(image, geometry).map(Some)
+}
+
+/// A corner's patch reaches this far from it, in squares: its own square corner and the
+/// near parts of the four squares round it.
+const FOLLOW_PATCH: f64 = 0.3;
+/// How far from its place after the picture's shift a corner is looked for, in squares:
+/// a knock tilts and turns the view a little as well as moving it.
+const FOLLOW_REACH: f64 = 0.3;
+/// How well a corner's patch must match where it is found (normalised correlation).
+const FOLLOW_MATCH: f64 = 0.7;
+/// The fewest of the 81 corners that must be found and agree on one homography: a third,
+/// the rest perhaps under a hand or a moved piece.
+const MIN_FOLLOWED_CORNERS: usize = 27;
+/// Pixels a found corner may lie from the homography the corners agree on.
+const FOLLOW_TOLERANCE: f64 = 2.0;
+
+fn gray_of(image: &Mat) -> opencv::Result<Mat> {
+    if image.channels() == 1 {
+        return Ok(image.clone());
+    }
+    let mut gray = Mat::default();
+    imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
+    Ok(gray)
+}
+
+/// How far the whole picture moved from `before` to `after`, in pixels.
+fn picture_shift(before: &Mat, after: &Mat) -> opencv::Result<[f64; 2]> {
+    let as_float = |gray: &Mat| -> opencv::Result<Mat> {
+        let mut float = Mat::default();
+        gray.convert_to(&mut float, opencv::core::CV_32F, 1.0, 0.0)?;
+        Ok(float)
+    };
+    let (a, b) = (as_float(before)?, as_float(after)?);
+    let mut window = Mat::default();
+    imgproc::create_hanning_window(&mut window, a.size()?, opencv::core::CV_32F)?;
+    let shift = imgproc::phase_correlate(&a, &b, &window, None)?;
+    Ok([shift.x, shift.y])
+}
+
+/// Where the patch of `before` round `at` lies in `after`, looked for within `reach`
+/// pixels of `at` moved by `shift`; none when it is cut by the picture's edge or matches
+/// nowhere clearly.
+fn matched_patch(
+    before: &Mat,
+    after: &Mat,
+    at: [f64; 2],
+    shift: [f64; 2],
+    half: i32,
+    reach: i32,
+) -> opencv::Result<Option<[f64; 2]>> {
+    use opencv::core::{Point, Rect};
+    let (width, height) = (before.cols(), before.rows());
+    let fits = |x: i32, y: i32, r: i32| x - r >= 0 && y - r >= 0 && x + r < width && y + r < height;
+    let (x, y) = (at[0].round() as i32, at[1].round() as i32);
+    let (tx, ty) = (
+        (at[0] + shift[0]).round() as i32,
+        (at[1] + shift[1]).round() as i32,
+    );
+    if !fits(x, y, half) || !fits(tx, ty, half + reach) {
+        return Ok(None);
+    }
+    let patch = Mat::roi(
+        before,
+        Rect::new(x - half, y - half, 2 * half + 1, 2 * half + 1),
+    )?;
+    let side = 2 * (half + reach) + 1;
+    let area = Mat::roi(
+        after,
+        Rect::new(tx - half - reach, ty - half - reach, side, side),
+    )?;
+    let mut scores = Mat::default();
+    imgproc::match_template_def(&area, &patch, &mut scores, imgproc::TM_CCOEFF_NORMED)?;
+    let (mut best, mut best_at) = (0.0, Point::default());
+    opencv::core::min_max_loc(
+        &scores,
+        None,
+        Some(&mut best),
+        None,
+        Some(&mut best_at),
+        &opencv::core::no_array(),
+    )?;
+    if best < FOLLOW_MATCH {
+        return Ok(None);
+    }
+    Ok(Some([
+        at[0] + f64::from(tx - x) + f64::from(best_at.x - reach),
+        at[1] + f64::from(ty - y) + f64::from(best_at.y - reach),
+    ]))
 }
 
 /// The shortest side, in pixels, of a board worth following: 4 px a square. The locator
@@ -533,7 +720,7 @@ fn unexplained_corners(
     reference_reading: &Occupancy,
     pieces: Pieces,
 ) -> usize {
-    let changed = samples.points_changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    let changed = samples.points_changed_in_kind(reference);
     let reach = match pieces {
         Pieces::Discs => 0,
         Pieces::Figures => 1,
@@ -568,7 +755,7 @@ fn unexplained_ring(
     differences: &[[usize; 2]],
     pieces: Pieces,
 ) -> usize {
-    let changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    let changed = samples.changed_in_kind(reference);
     changed
         .iter()
         .enumerate()
@@ -660,6 +847,54 @@ mod tests {
     }
 
     #[test]
+    fn a_board_whose_picture_moved_is_followed_by_its_corners() {
+        let (picture, _) = still(3);
+        let board = eight::locate(&picture).unwrap().board.expect("board");
+        let rectified = crate::reading::rectify(&picture, &board.geometry, CELL).unwrap();
+        let anchor = Anchor {
+            gray: gray_of(&picture).unwrap(),
+            geometry: board.geometry.clone(),
+            surface: board.surface,
+            contrast: lattice_contrast(&rectified, board.surface).unwrap(),
+        };
+        // A knock: the picture moved by more than half a square.
+        let (dx, dy) = (23.0, -17.0);
+        let mut knocked = Mat::default();
+        let warp = Mat::from_slice_2d(&[[1.0f64, 0.0, dx], [0.0, 1.0, dy]]).unwrap();
+        imgproc::warp_affine(
+            &picture,
+            &mut knocked,
+            &warp,
+            picture.size().unwrap(),
+            imgproc::INTER_LINEAR,
+            opencv::core::BORDER_REPLICATE,
+            Scalar::default(),
+        )
+        .unwrap();
+        let found = followed(&anchor, &knocked).unwrap().expect("followed");
+        for (before, after) in board
+            .geometry
+            .corners()
+            .iter()
+            .zip(found.geometry.corners())
+        {
+            assert!(
+                (after[0] - before[0] - dx).abs() < 1.5 && (after[1] - before[1] - dy).abs() < 1.5,
+                "{before:?} → {after:?}"
+            );
+        }
+        // Nothing of the board left: not followed.
+        let blank = Mat::new_rows_cols_with_default(
+            picture.rows(),
+            picture.cols(),
+            picture.typ(),
+            Scalar::all(90.0),
+        )
+        .unwrap();
+        assert!(followed(&anchor, &blank).unwrap().is_none());
+    }
+
+    #[test]
     fn a_still_board_settles_in_the_games_rows_and_a_hand_over_it_is_no_evidence() {
         let (frame, start) = still(3);
         let mut tracker = tracker();
@@ -716,6 +951,7 @@ mod tests {
             "{:?}",
             report.view
         );
+        assert!(report.reach, "the arm crosses the board's edge");
         assert!(report.settled.is_none());
         // Held still, it is a cover, still no evidence.
         let report = tracker.analyse(&covered, 0.8, 8).unwrap();
@@ -735,6 +971,51 @@ mod tests {
                 .or(again);
         }
         assert_eq!(again.expect("settled again").occupancy, settled.occupancy);
+    }
+
+    #[test]
+    fn motion_that_crosses_no_edge_is_told_from_an_arm() {
+        let (frame, _) = still(3);
+        let mut tracker = tracker();
+        for i in 0..7 {
+            tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+        }
+        // Something tumbles over the squares' corners in the middle of the board, with
+        // nothing reaching in from outside it: a piece knocked by accident.
+        let geometry = tracker.geometry().unwrap();
+        let [x, y] = geometry.to_image(4.0, 4.0);
+        let [x1, y1] = geometry.to_image(5.0, 4.0);
+        let mut knocked = frame.clone();
+        imgproc::line(
+            &mut knocked,
+            Point::new(x as i32, y as i32),
+            Point::new(x1 as i32, y1 as i32),
+            Scalar::new(40.0, 60.0, 200.0, 0.0),
+            ((x1 - x).hypot(y1 - y) * 0.5) as i32,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let report = tracker.analyse(&knocked, 0.7, 7).unwrap();
+        assert!(
+            matches!(report.view, View::Moving { .. }),
+            "{:?}",
+            report.view
+        );
+        assert!(!report.reach, "nothing crossed the board's edge");
+        // Held there, it covers the corners, and still nothing lies across the edge.
+        let report = tracker.analyse(&knocked, 0.8, 8).unwrap();
+        assert!(!report.reach, "{:?}", report.view);
+    }
+
+    #[test]
+    fn an_edge_outside_the_picture_cannot_tell_a_knock_from_a_hand() {
+        let corners = [[-20.0, 10.0], [600.0, 10.0], [600.0, 470.0], [-20.0, 470.0]];
+        let filling = BoardGeometry::from_corners(LINES, corners).unwrap();
+        assert!(!edge_in_view(&filling, 640, 480));
+        let inside = [[80.0, 60.0], [560.0, 60.0], [560.0, 420.0], [80.0, 420.0]];
+        let framed = BoardGeometry::from_corners(LINES, inside).unwrap();
+        assert!(edge_in_view(&framed, 640, 480));
     }
 
     #[test]

@@ -32,7 +32,7 @@ use crate::reading::{self, Observation, Reader};
 use opencv::core::Mat;
 use opencv::imgproc;
 use opencv::prelude::*;
-use samples::Samples;
+use samples::{Samples, is_outer_gap, rim_places};
 
 /// Pixels per grid cell in the rectified board (as `kradan detect` reads it).
 pub const CELL: i32 = 32;
@@ -40,11 +40,6 @@ pub const CELL: i32 = 32;
 /// Grey levels a gap must change by, beyond the overall gain, to count as moved against the
 /// previous frame: well above sensor and compression noise averaged over the sample box.
 const MOTION_THRESHOLD: f32 = 14.0;
-/// How far a gap's chromaticity must move from the settled view to count as covered:
-/// four times the noise of a dark gap; a hand or sleeve moves it twice as far.
-const COVER_CHROMA: f32 = 0.04;
-/// … or its brightness, beyond the light's local change (a black sleeve on white paper).
-const COVER_RATIO: f32 = 1.8;
 /// Moved gaps that make a frame "moving" (one alone may be a noise spike).
 const MOTION_GAPS: usize = 2;
 /// Unexplained changed gaps that make a still frame "covered".
@@ -64,6 +59,66 @@ const RETRY_EVERY: f64 = 1.0;
 /// before the bump and still be compared with it: a hand covers a corner, not the board;
 /// light that changed with the camera's angle changes nearly every gap.
 const CARRIED_COVER: f64 = 0.5;
+
+/// Whether every side's rim ([`rim_places`]) lies inside the picture, so that an arm
+/// reaching in from any side would be seen crossing it. A board filling the picture
+/// leaves the arm unseen until its hand is over the squares.
+pub(crate) fn edge_in_view(geometry: &BoardGeometry, width: i32, height: i32) -> bool {
+    let margin = f64::from(CELL) * 0.1;
+    let inside = |[col, row]: [f64; 2]| {
+        let [x, y] = geometry.to_image(col, row);
+        x >= margin
+            && y >= margin
+            && x < f64::from(width) - margin
+            && y < f64::from(height) - margin
+    };
+    let lines = geometry.size;
+    let places = rim_places(lines);
+    // The rim lies four samples to a line, one beyond each side, in turn.
+    (0..4).all(|side| {
+        let seen = places
+            .iter()
+            .skip(side)
+            .step_by(4)
+            .filter(|&&p| inside(p))
+            .count();
+        seen * 4 >= lines * 3
+    })
+}
+
+/// The least change between two frames, in grey levels, of a sample beyond the board's
+/// edge that an arm crossing it makes. The knock of a table jolts the camera too, and its
+/// shake changes every sample along an edge a little at once (Mak-hos 300209: by 15 to
+/// 17 levels), where an arm's skin or sleeve against the board changes the few samples it
+/// covers by 24 to 64.
+const ARM_THRESHOLD: f32 = 2.0 * MOTION_THRESHOLD;
+
+/// Whether an arm shows at the board's edge: the rim or the ring half a square beyond the
+/// edges moved since the previous frame, or differs in kind from the last settled view
+/// (an arm lying still across it). Nothing that stands on the board reaches the rim; a
+/// tall figure on an edge square may lean over the ring, which at worst takes a knock for
+/// a hand, as every motion was taken before.
+pub(crate) fn reaches_across_edge(
+    samples: &Samples,
+    previous: Option<&Samples>,
+    reference: &Samples,
+) -> bool {
+    let moved = previous.is_some_and(|previous| {
+        let outer_moved = samples
+            .changed_gaps(previous, ARM_THRESHOLD)
+            .iter()
+            .enumerate()
+            .any(|(gap, &c)| c && is_outer_gap(samples.size, gap));
+        outer_moved || samples.rim_changed(previous, ARM_THRESHOLD) > 0
+    });
+    moved
+        || samples.rim_changed_in_kind(reference).contains(&true)
+        || samples
+            .changed_in_kind(reference)
+            .iter()
+            .enumerate()
+            .any(|(gap, &c)| c && is_outer_gap(samples.size, gap))
+}
 
 #[derive(Clone, Debug)]
 pub struct TrackerOptions {
@@ -173,6 +228,10 @@ pub struct Report {
     pub settled: Option<Settled>,
     /// This frame's reading, in the game's frame, when the view was clear.
     pub reading: Option<Occupancy>,
+    /// Whether something reached across the board's edge on this frame, or the edge is
+    /// out of the picture and cannot say ([`reaches_across_edge`]): motion with nothing
+    /// crossing the edge is a stone knocked by accident, not a hand.
+    pub reach: bool,
 }
 
 /// The board as it is locked: where, which way round, and what it looked like settled.
@@ -381,6 +440,7 @@ impl Tracker {
             events: Vec::new(),
             settled: None,
             reading: None,
+            reach: true,
         };
         if self.lock.is_none() {
             if time < self.next_attempt {
@@ -404,6 +464,14 @@ impl Tracker {
                 (Some(previous), false) => samples.moved(previous, MOTION_THRESHOLD),
                 _ => 0,
             };
+            report.reach = self.options.stills
+                || !edge_in_view(&lock.geometry, image.cols(), image.rows())
+                || match &lock.reference {
+                    Some((reference, _)) => {
+                        reaches_across_edge(&samples, lock.previous.as_ref(), reference)
+                    }
+                    None => true,
+                };
             lock.previous = Some(samples.clone());
             if moved >= MOTION_GAPS {
                 lock.still_since = None;
@@ -707,7 +775,7 @@ fn unexplained_gaps(
     inner_only: bool,
 ) -> usize {
     let size = samples.size;
-    let mut changed = samples.changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2);
+    let mut changed = samples.changed_in_kind(reference);
     if inner_only {
         for (gap, changed) in changed.iter_mut().enumerate() {
             *changed &= !samples::is_outer_gap(size, gap);
@@ -728,7 +796,7 @@ fn unexplained_gaps(
     let rim = if inner_only {
         Vec::new()
     } else {
-        samples.rim_changed_in_kind(reference, COVER_CHROMA, COVER_RATIO, 2)
+        samples.rim_changed_in_kind(reference)
     };
     if std::env::var_os("KRADAN_TRACE_GAPS").is_some() {
         let rim: Vec<String> = rim

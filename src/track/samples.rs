@@ -17,6 +17,14 @@ use opencv::prelude::*;
 /// enough that a stone on a neighbouring point (radius 0.5) stays out of a gap's box.
 const BOX_FRACTION: f64 = 0.1;
 
+/// How far a sample's chromaticity must move to have changed in kind: four times the noise
+/// of a dark gap; a hand or sleeve moves it twice as far.
+const IN_KIND_CHROMA: f32 = 0.04;
+/// … or its brightness, beyond the light's local change (a black sleeve on white paper).
+const IN_KIND_RATIO: f32 = 1.8;
+/// How many samples either way the light's local change is taken over.
+const IN_KIND_REACH: usize = 2;
+
 /// The smallest change of a gap, in grey levels of any channel, that can be told from
 /// sensor noise and compression in a dim picture.
 const MIN_VISIBLE: f32 = 16.0;
@@ -71,14 +79,9 @@ impl Samples {
             .flat_map(|row| (0..size).map(move |col| (col, row)))
             .map(|(col, row)| mean_at((col as f64 + 1.0) * c, (row as f64 + 1.0) * c))
             .collect();
-        let near = 0.15 * c;
-        let far = (size as f64 + 0.85) * c;
-        let rim = (0..size)
-            .flat_map(|i| {
-                let along = (i as f64 + 1.0) * c;
-                [(along, near), (along, far), (near, along), (far, along)]
-            })
-            .map(|(x, y)| mean_at(x, y))
+        let rim = rim_places(size)
+            .into_iter()
+            .map(|[col, row]| mean_at((col + 1.0) * c, (row + 1.0) * c))
             .collect();
         Ok(Samples {
             size,
@@ -112,71 +115,32 @@ impl Samples {
     /// Light changes brightness, not colour: a lamp moved, a head's shadow drifting over
     /// the board or the camera's exposure leave each gap's chromaticity as it was and change
     /// its brightness smoothly, while a hand, a sleeve or a stone in flight brings a colour
-    /// of its own. A gap changed if its chromaticity moved by more than `chroma` (in
-    /// fractions of the channel sum), or if its brightness, divided by the median change
-    /// of the gaps within `reach` of it, changed by more than `ratio` times (a black sleeve
-    /// on a white board).
-    pub fn changed_in_kind(
-        &self,
-        earlier: &Samples,
-        chroma: f32,
-        ratio: f32,
-        reach: usize,
-    ) -> Vec<bool> {
-        changed_in_kind(
-            &self.gaps,
-            &earlier.gaps,
-            self.size + 1,
-            chroma,
-            ratio,
-            reach,
-        )
+    /// of its own. A gap changed if its chromaticity moved by more than [`IN_KIND_CHROMA`]
+    /// (in fractions of the channel sum), or if its brightness, divided by the median
+    /// change of the gaps within [`IN_KIND_REACH`] of it, changed by more than
+    /// [`IN_KIND_RATIO`] times (a black sleeve on a white board).
+    pub fn changed_in_kind(&self, earlier: &Samples) -> Vec<bool> {
+        changed_in_kind(&self.gaps, &earlier.gaps, self.size + 1)
     }
 
     /// As [`Samples::changed_in_kind`], for the points: on an 8×8 board's lattice they are
     /// the squares' corners, which pieces standing inside their squares leave bare.
-    pub fn points_changed_in_kind(
-        &self,
-        earlier: &Samples,
-        chroma: f32,
-        ratio: f32,
-        reach: usize,
-    ) -> Vec<bool> {
-        changed_in_kind(
-            &self.points,
-            &earlier.points,
-            self.size,
-            chroma,
-            ratio,
-            reach,
-        )
+    pub fn points_changed_in_kind(&self, earlier: &Samples) -> Vec<bool> {
+        changed_in_kind(&self.points, &earlier.points, self.size)
     }
 
     /// For every rim sample, whether something other than light changed it since
     /// `earlier`, judged as [`Samples::changed_in_kind`] judges gaps, each against the
-    /// samples within `reach` of it along its own side. No stone reaches the rim: a change
+    /// samples near it along its own side. No stone reaches the rim: a change
     /// there is an arm reaching in, even when it rests over an edge point whose stone
     /// explains every gap it covers.
-    pub fn rim_changed_in_kind(
-        &self,
-        earlier: &Samples,
-        chroma: f32,
-        ratio: f32,
-        reach: usize,
-    ) -> Vec<bool> {
+    pub fn rim_changed_in_kind(&self, earlier: &Samples) -> Vec<bool> {
         let mut changed = vec![false; self.rim.len()];
         for side in 0..4 {
             let along = |rim: &[[f32; 3]]| -> Vec<[f32; 3]> {
                 rim.iter().skip(side).step_by(4).copied().collect()
             };
-            let line = changed_in_kind(
-                &along(&self.rim),
-                &along(&earlier.rim),
-                self.size,
-                chroma,
-                ratio,
-                reach,
-            );
+            let line = changed_in_kind(&along(&self.rim), &along(&earlier.rim), self.size);
             for (i, c) in line.into_iter().enumerate() {
                 changed[i * 4 + side] = c;
             }
@@ -215,6 +179,32 @@ impl Samples {
         let gain = self.gain_against(earlier);
         changed(&self.points, &earlier.points, gain, threshold)
     }
+
+    /// How many rim samples differ from `earlier` by more than `threshold` grey levels,
+    /// the overall gain taken out: an arm reaching in, or lying across the board's edge.
+    pub fn rim_changed(&self, earlier: &Samples, threshold: f32) -> usize {
+        let gain = self.gain_against(earlier);
+        changed(&self.rim, &earlier.rim, gain, threshold)
+            .iter()
+            .filter(|&&c| c)
+            .count()
+    }
+}
+
+/// How far beyond the edge lines the rim lies, in spacings.
+const RIM_OUT: f64 = 0.85;
+
+/// Where the rim samples of a lattice of `size` lines lie, in grid units (point (col, row)
+/// at (col, row)), in the order of [`Samples::rim`]: level with every line, beyond each
+/// of the four edges.
+pub fn rim_places(size: usize) -> Vec<[f64; 2]> {
+    let (near, far) = (-RIM_OUT, (size - 1) as f64 + RIM_OUT);
+    (0..size)
+        .flat_map(|i| {
+            let along = i as f64;
+            [[along, near], [along, far], [near, along], [far, along]]
+        })
+        .collect()
 }
 
 /// The middle of the line between two neighbouring points, where a stone pushed half a
@@ -359,14 +349,8 @@ fn box_mean(rectified: &Mat, x: f64, y: f64, half: i32) -> opencv::Result<[f32; 
 
 /// Per sample of a grid `side` wide, row by row, whether something other than light changed it
 /// (see [`Samples::changed_in_kind`]).
-fn changed_in_kind(
-    now: &[[f32; 3]],
-    then: &[[f32; 3]],
-    side: usize,
-    chroma: f32,
-    ratio: f32,
-    reach: usize,
-) -> Vec<bool> {
+fn changed_in_kind(now: &[[f32; 3]], then: &[[f32; 3]], side: usize) -> Vec<bool> {
+    let (chroma, ratio, reach) = (IN_KIND_CHROMA, IN_KIND_RATIO, IN_KIND_REACH);
     let ratios: Vec<f32> = now
         .iter()
         .zip(then)
@@ -531,7 +515,7 @@ mod tests {
         let before = Samples::measure(&empty, 9, cell).unwrap();
         let after = Samples::measure(&covered, 9, cell).unwrap();
         let changed = after.changed_gaps(&before, 12.0);
-        assert_eq!(changed, after.changed_in_kind(&before, 0.04, 1.8, 2));
+        assert_eq!(changed, after.changed_in_kind(&before));
         let groups = gap_groups(9, &changed);
         assert_eq!(groups.len(), 1);
         assert!(groups[0].len() >= 6);
@@ -546,7 +530,7 @@ mod tests {
         stone(&mut played, 2, 8, cell);
         let before = Samples::measure(&empty, 9, cell).unwrap();
         let after = Samples::measure(&played, 9, cell).unwrap();
-        let rim = after.rim_changed_in_kind(&before, 0.04, 1.8, 2);
+        let rim = after.rim_changed_in_kind(&before);
         assert!(rim.iter().all(|c| !c), "{rim:?}");
         // A hand resting over the same edge point, the arm reaching in from the bottom.
         let mut hand = empty.clone();
@@ -560,7 +544,7 @@ mod tests {
         )
         .unwrap();
         let after = Samples::measure(&hand, 9, cell).unwrap();
-        let rim = after.rim_changed_in_kind(&before, 0.04, 1.8, 2);
+        let rim = after.rim_changed_in_kind(&before);
         // The bottom side (the second of each four) at the hand's column only.
         let changed: Vec<usize> = (0..rim.len()).filter(|&i| rim[i]).collect();
         assert_eq!(changed, [2 * 4 + 1]);
@@ -596,12 +580,7 @@ mod tests {
         let before = Samples::measure(&even, 9, cell).unwrap();
         let after = Samples::measure(&ramp, 9, cell).unwrap();
         assert!(after.changed_gaps(&before, 12.0).iter().any(|&c| c));
-        assert!(
-            after
-                .changed_in_kind(&before, 0.04, 1.8, 2)
-                .iter()
-                .all(|c| !c)
-        );
+        assert!(after.changed_in_kind(&before).iter().all(|c| !c));
     }
 
     fn line(ends: [[usize; 2]; 2], middle: [f32; 3]) -> Edge {
