@@ -76,6 +76,46 @@ const BODY_RADIUS: f64 = 0.2;
 const OCCUPIED_MIDPOINT: f64 = 6.0;
 const OCCUPIED_WIDTH: f64 = 1.2;
 
+/// The radius of the disc whose edges are a square's shape evidence, in square sides:
+/// a Mak-hos man's rim and most of a figure's base, clear of the square's own edges
+/// (which [`Gradients::slanted_edge`] does not count anyway, but a lattice a pixel or
+/// two off blurs them).
+const SHAPE_RADIUS: f64 = 0.4;
+
+/// How many times the slanted edge of its class's bare squares a square shows at which
+/// empty and occupied are equally likely by shape, and the transition's width (natural
+/// log units). A flat square of any colour has next to no slanted edge; grain printed
+/// on it, or glare, about as much as on its neighbours.
+const SHAPE_MIDPOINT: f64 = 3.0;
+const SHAPE_WIDTH: f64 = 0.15;
+
+/// The least slanted edge (Lab lightness a pixel) a class's bare squares are taken to
+/// show: on a perfectly flat board, noise must not be a piece.
+const SHAPE_FLOOR: f64 = 0.12;
+
+/// Each square's shape evidence against the bare squares of its class, given (class,
+/// slanted edge) per square: its edge over the class's lower quartile (at least
+/// [`SHAPE_FLOOR`]). Fewer than three quarters of a class's squares ever hold a piece
+/// (half, at Makruk's start), so the lower quartile is a bare square's.
+fn relative_shapes(squares: &[(usize, f64)], classes: usize) -> Vec<f64> {
+    let bare: Vec<f64> = (0..classes)
+        .map(|class| {
+            let mut edges: Vec<f64> = squares
+                .iter()
+                .filter(|(c, _)| *c == class)
+                .map(|&(_, e)| e)
+                .collect();
+            edges.sort_by(f64::total_cmp);
+            edges
+                .get(edges.len() / 4)
+                .copied()
+                .unwrap_or(0.0)
+                .max(SHAPE_FLOOR)
+        })
+        .collect();
+    squares.iter().map(|&(class, e)| e / bare[class]).collect()
+}
+
 /// Reads every square of a located board in `image` (BGR, the pixels `board` is in).
 pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<Observation> {
     Ok(measure(image, board, pieces)?.observation())
@@ -151,6 +191,12 @@ pub struct SquareMeasures {
     scatters: Vec<[f64; 3]>,
     /// The board's lightness at its middle, per class of square.
     board_lightness: Vec<f64>,
+    /// Per square, its shape evidence ([`Shapes`]) against the bare squares of its class:
+    /// how many times more edge it shows than they do.
+    shapes: Vec<f64>,
+    /// Per square, whether its uncovered corners are not the bare board's: what stands
+    /// there is no piece (an arm, a sleeve), and its edges are no piece's rim.
+    corners_covered: Vec<bool>,
 }
 
 impl SquareMeasures {
@@ -225,6 +271,7 @@ impl SquareMeasures {
         };
         let mut references = Vec::with_capacity(SQUARES * SQUARES);
         let mut scatters = Vec::with_capacity(SQUARES * SQUARES);
+        let mut corners_covered = Vec::with_capacity(SQUARES * SQUARES);
         for row in 0..SQUARES {
             for col in 0..SQUARES {
                 let i = row * SQUARES + col;
@@ -239,13 +286,29 @@ impl SquareMeasures {
                     bare
                 };
                 references.push(reference);
-                scatters.push(scatter.map(|s| s.max(pieces.min_scatter())));
+                let scatter = scatter.map(|s| s.max(pieces.min_scatter()));
+                corners_covered.push(scaled_distance(local[i], bare, scatter) > OCCUPIED_MIDPOINT);
+                scatters.push(scatter);
             }
         }
         let board_lightness = falloffs
             .iter()
             .map(|(falloff, _)| falloff.at(3.5, 3.5)[0])
             .collect();
+        let gradients = lab.gradients();
+        let shapes = relative_shapes(
+            &(0..SQUARES * SQUARES)
+                .map(|i| {
+                    let (row, col) = (i / SQUARES, i % SQUARES);
+                    let [x, y] = centre(row, col, [0.0, 0.0]);
+                    (
+                        class_of(row, col),
+                        gradients.slanted_edge(x, y, SHAPE_RADIUS * cell),
+                    )
+                })
+                .collect::<Vec<_>>(),
+            classes,
+        );
         Ok(SquareMeasures {
             pieces,
             bodies,
@@ -253,6 +316,8 @@ impl SquareMeasures {
             local,
             scatters,
             board_lightness,
+            shapes,
+            corners_covered,
         })
     }
 
@@ -262,7 +327,13 @@ impl SquareMeasures {
             .map(|i| {
                 let from_board =
                     scaled_distance(self.bodies[i], self.references[i], self.scatters[i]);
-                logistic((from_board - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH)
+                let colour = logistic((from_board - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH);
+                if self.corners_covered[i] {
+                    return colour;
+                }
+                // A piece of its square's colour still has a rim, a highlight and shading.
+                let shape = logistic((self.shapes[i].ln() - SHAPE_MIDPOINT.ln()) / SHAPE_WIDTH);
+                colour.max(shape)
             })
             .collect();
         let split = lightness_split(&self.bodies, &occupied, &self.board_lightness);
@@ -580,7 +651,97 @@ struct Lab {
     height: i32,
 }
 
+/// A picture's lightness gradient per pixel, row-major.
+struct Gradients {
+    across: Vec<f64>,
+    down: Vec<f64>,
+    width: i32,
+    height: i32,
+}
+
+impl Gradients {
+    /// The slanted edge in a disc, all round: once the disc's mean gradient is taken
+    /// off (light falling off across the board slopes one way over the whole disc), each
+    /// pixel's gradient strength is weighted by |sin 2θ| of its direction θ (the squares'
+    /// own edges and grain printed along them run with the rectified board's axes), and
+    /// the result is the least of its means over the disc's four quarters. A piece's
+    /// round rim stands in every quarter; a straight edge (an arm's, a shadow's) crosses
+    /// three at most, and the end of an arm reaching in from a corner one or two.
+    fn slanted_edge(&self, x: f64, y: f64, radius: f64) -> f64 {
+        let r = radius.max(1.0);
+        let (x0, x1) = ((x - r).floor() as i32, (x + r).ceil() as i32);
+        let (y0, y1) = ((y - r).floor() as i32, (y + r).ceil() as i32);
+        let inside: Vec<(usize, usize)> = (y0.max(0)..=y1.min(self.height - 1))
+            .flat_map(|yi| (x0.max(0)..=x1.min(self.width - 1)).map(move |xi| (xi, yi)))
+            .filter(|&(xi, yi)| (f64::from(xi) - x).hypot(f64::from(yi) - y) <= r)
+            .map(|(xi, yi)| {
+                let quarter = usize::from(f64::from(xi) >= x) + 2 * usize::from(f64::from(yi) >= y);
+                ((yi * self.width + xi) as usize, quarter)
+            })
+            .collect();
+        if inside.is_empty() {
+            return 0.0;
+        }
+        let n = inside.len() as f64;
+        let mean_across = inside.iter().map(|&(i, _)| self.across[i]).sum::<f64>() / n;
+        let mean_down = inside.iter().map(|&(i, _)| self.down[i]).sum::<f64>() / n;
+        let mut sums = [0.0; 4];
+        let mut counts = [0.0; 4];
+        for &(i, quarter) in &inside {
+            let (gx, gy) = (self.across[i] - mean_across, self.down[i] - mean_down);
+            let strength = gx.hypot(gy);
+            if strength > 0.0 {
+                sums[quarter] += 2.0 * (gx * gy).abs() / strength;
+            }
+            counts[quarter] += 1.0;
+        }
+        (0..4)
+            .map(|q| {
+                if counts[q] > 0.0 {
+                    sums[q] / counts[q]
+                } else {
+                    0.0
+                }
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
 impl Lab {
+    /// The lightness gradient (3×3 Sobel, per pixel) across and down.
+    fn gradients(&self) -> Gradients {
+        let (w, h) = (self.width, self.height);
+        let at = |x: i32, y: i32| {
+            f64::from(self.pixels[(y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize][0])
+        };
+        let mut across = Vec::with_capacity((w * h).max(0) as usize);
+        let mut down = Vec::with_capacity((w * h).max(0) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                across.push(
+                    (at(x + 1, y - 1) + 2.0 * at(x + 1, y) + at(x + 1, y + 1)
+                        - at(x - 1, y - 1)
+                        - 2.0 * at(x - 1, y)
+                        - at(x - 1, y + 1))
+                        / 8.0,
+                );
+                down.push(
+                    (at(x - 1, y + 1) + 2.0 * at(x, y + 1) + at(x + 1, y + 1)
+                        - at(x - 1, y - 1)
+                        - 2.0 * at(x, y - 1)
+                        - at(x + 1, y - 1))
+                        / 8.0,
+                );
+            }
+        }
+        Gradients {
+            across,
+            down,
+            width: w,
+            height: h,
+        }
+    }
+
     fn of(bgr: &Mat) -> opencv::Result<Lab> {
         let mut lab = Mat::default();
         imgproc::cvt_color_def(bgr, &mut lab, imgproc::COLOR_BGR2Lab)?;
@@ -735,6 +896,144 @@ mod tests {
             "{greys:?}"
         );
         assert_ne!(reds[0], greys[0]);
+    }
+
+    /// Draws a man of its square's own colour on (`row`, `col`) of a [`rectified`] board:
+    /// only its rim, a little lighter, and its shading, a little darker, show it.
+    fn rimmed_man(image: &mut Mat, row: usize, col: usize, square: [f64; 3]) {
+        let centre = Point::new(
+            (col as i32 + 1) * CELL + CELL / 2,
+            (row as i32 + 1) * CELL + CELL / 2,
+        );
+        let shade = |by: f64| Scalar::new(square[0] + by, square[1] + by, square[2] + by, 0.0);
+        imgproc::circle(
+            image,
+            centre,
+            CELL / 3,
+            shade(-12.0),
+            2,
+            imgproc::LINE_AA,
+            0,
+        )
+        .unwrap();
+        imgproc::circle(
+            image,
+            centre,
+            CELL / 3 - 2,
+            shade(14.0),
+            1,
+            imgproc::LINE_AA,
+            0,
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_man_of_his_squares_colour_is_seen_by_his_rim() {
+        let dark_square = [40.0, 70.0, 110.0];
+        let black = [20.0, 20.0, 25.0];
+        let white = [225.0, 230.0, 235.0];
+        let mut image = rectified(&[
+            (0, 0, white),
+            (0, 2, white),
+            (0, 4, white),
+            (7, 1, black),
+            (7, 3, black),
+        ]);
+        for col in [5, 7] {
+            rimmed_man(&mut image, 7, col, dark_square);
+        }
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let measures = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts).unwrap();
+        // The colour where the man's body is sampled is the square's.
+        let body = 7 * SQUARES + 5;
+        assert!(distance(measures.bodies[body], measures.local[body]) < 1.0);
+        let read = measures.observation().occupancy();
+        for row in 0..SQUARES {
+            for col in 0..SQUARES {
+                let want = match (row, col) {
+                    (0, 0 | 2 | 4) => Some(Color::White),
+                    (7, 1 | 3 | 5 | 7) => Some(Color::Black),
+                    _ => None,
+                };
+                assert_eq!(read.get(row, col), want, "square ({row}, {col})");
+            }
+        }
+    }
+
+    #[test]
+    fn grain_and_noise_on_bare_squares_are_no_piece() {
+        use rand::{Rng, SeedableRng};
+        let mut image = rectified(&[(0, 0, [225.0, 230.0, 235.0]), (7, 1, [20.0, 20.0, 25.0])]);
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let (rows, cols) = (image.rows(), image.cols());
+        for y in 0..rows {
+            // Grain along the rows, its strength varying square to square (a knot's
+            // twice the rest), over a camera's noise.
+            let grain = if y % 3 == 0 { 1.0 } else { 0.0 };
+            for x in 0..cols {
+                let knot = if (4 * CELL..5 * CELL).contains(&x) {
+                    2.0
+                } else {
+                    1.0
+                };
+                let pixel = image.at_2d_mut::<opencv::core::Vec3b>(y, x).unwrap();
+                for channel in 0..3 {
+                    let value = f64::from(pixel[channel]) - 10.0 * knot * grain
+                        + rng.random_range(-3.0..=3.0);
+                    pixel[channel] = value.clamp(0.0, 255.0) as u8;
+                }
+            }
+        }
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let read = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts)
+            .unwrap()
+            .observation()
+            .occupancy();
+        for row in 0..SQUARES {
+            for col in 0..SQUARES {
+                let want = match (row, col) {
+                    (0, 0) => Some(Color::White),
+                    (7, 1) => Some(Color::Black),
+                    _ => None,
+                };
+                assert_eq!(read.get(row, col), want, "square ({row}, {col})");
+            }
+        }
+    }
+
+    #[test]
+    fn a_straight_edge_across_bare_squares_is_no_piece() {
+        // A crack (or a shadow's edge) along the diagonal, off the squares' middles where
+        // the colour is sampled and clear of their corners, yet through the discs whose
+        // edges are the shape evidence: it crosses three of their quarters, not four.
+        let mut image = rectified(&[(0, 1, [225.0, 230.0, 235.0]), (7, 0, [20.0, 20.0, 25.0])]);
+        let side = image.cols();
+        imgproc::line(
+            &mut image,
+            Point::new(0, 11),
+            Point::new(side - 11, side),
+            Scalar::new(25.0, 55.0, 95.0, 0.0),
+            2,
+            imgproc::LINE_AA,
+            0,
+        )
+        .unwrap();
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let read = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts)
+            .unwrap()
+            .observation()
+            .occupancy();
+        for row in 0..SQUARES {
+            for col in 0..SQUARES {
+                let want = match (row, col) {
+                    (0, 1) => Some(Color::White),
+                    (7, 0) => Some(Color::Black),
+                    _ => None,
+                };
+                assert_eq!(read.get(row, col), want, "square ({row}, {col})");
+            }
+        }
     }
 
     /// A rectified checkered board painted in Lab, under a lamp whose pool more than
