@@ -17,8 +17,7 @@
 use super::samples::{Samples, is_outer_gap};
 use super::{
     COVER_GAPS, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD, RELOCATE_AFTER, RETRY_EVERY, Run,
-    STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of, edge_in_view, reaches_across_edge,
-    turned_cells,
+    STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of, reaches_across_edge, turned_cells,
 };
 use crate::detect_eight::pieces_of;
 use crate::games::Occupancy;
@@ -226,13 +225,13 @@ impl EightTracker {
             _ => 0,
         };
         report.reach = self.options.stills
-            || !edge_in_view(&lock.board.geometry, image.cols(), image.rows())
-            || match &lock.reference {
-                Some((reference, _)) => {
-                    reaches_across_edge(&samples, lock.previous.as_ref(), reference)
-                }
-                None => true,
-            };
+            || reaches_across_edge(
+                &lock.board.geometry,
+                image,
+                &samples,
+                lock.previous.as_ref(),
+                lock.reference.as_ref().map(|(reference, _)| reference),
+            );
         lock.previous = Some(samples.clone());
         if moved >= MOTION_GAPS {
             lock.still_since = None;
@@ -812,6 +811,7 @@ fn lattice_contrast(rectified: &Mat, surface: Surface) -> opencv::Result<f64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::edge_in_view;
     use super::*;
     use crate::games::{Color, makhos};
     use crate::render::scene::{Layout, SceneRequest, Shape, Style};

@@ -93,16 +93,26 @@ pub(crate) fn edge_in_view(geometry: &BoardGeometry, width: i32, height: i32) ->
 /// covers by 24 to 64.
 const ARM_THRESHOLD: f32 = 2.0 * MOTION_THRESHOLD;
 
+/// A frame's `reach` (see [`Report::reach`]): whether something reached across the edge
+/// of the board `geometry` places in `image`, or nothing can say so: the edge is out of
+/// the picture, or no view has settled yet to compare with (`reference`).
+pub(crate) fn reaches_across_edge(
+    geometry: &BoardGeometry,
+    image: &Mat,
+    samples: &Samples,
+    previous: Option<&Samples>,
+    reference: Option<&Samples>,
+) -> bool {
+    !edge_in_view(geometry, image.cols(), image.rows())
+        || reference.is_none_or(|reference| arm_at_edge(samples, previous, reference))
+}
+
 /// Whether an arm shows at the board's edge: the rim or the ring half a square beyond the
 /// edges moved since the previous frame, or differs in kind from the last settled view
 /// (an arm lying still across it). Nothing that stands on the board reaches the rim; a
 /// tall figure on an edge square may lean over the ring, which at worst takes a knock for
 /// a hand, as every motion was taken before.
-pub(crate) fn reaches_across_edge(
-    samples: &Samples,
-    previous: Option<&Samples>,
-    reference: &Samples,
-) -> bool {
+fn arm_at_edge(samples: &Samples, previous: Option<&Samples>, reference: &Samples) -> bool {
     let moved = previous.is_some_and(|previous| {
         let outer_moved = samples
             .changed_gaps(previous, ARM_THRESHOLD)
@@ -465,13 +475,13 @@ impl Tracker {
                 _ => 0,
             };
             report.reach = self.options.stills
-                || !edge_in_view(&lock.geometry, image.cols(), image.rows())
-                || match &lock.reference {
-                    Some((reference, _)) => {
-                        reaches_across_edge(&samples, lock.previous.as_ref(), reference)
-                    }
-                    None => true,
-                };
+                || reaches_across_edge(
+                    &lock.geometry,
+                    image,
+                    &samples,
+                    lock.previous.as_ref(),
+                    lock.reference.as_ref().map(|(reference, _)| reference),
+                );
             lock.previous = Some(samples.clone());
             if moved >= MOTION_GAPS {
                 lock.still_since = None;
