@@ -12,7 +12,7 @@ use super::evidence::{self, Mark};
 use super::pdn_view::PdnView;
 use super::pgn_view::PgnView;
 use super::{
-    Action, ActionRequest, EventHook, RecorderError, Recording, Summary, color_name,
+    Action, ActionRequest, EventHook, Hands, RecorderError, Recording, Summary, color_name,
     format_corners, write_atomically,
 };
 use crate::games::makhos::{self, Men, Square};
@@ -633,11 +633,9 @@ pub(super) struct EightRecording {
     trace: bool,
     infer: InferOptions,
     live: bool,
-    /// Something moved over the board since the last position acted on.
-    hand_seen: bool,
-    /// Something reached across the board's edge since then (or the edge is out of
-    /// sight): with motion, a player's hand; without, a piece knocked by accident.
-    reach_seen: bool,
+    /// The hands over the board since the last position acted on: motion with nothing
+    /// across the board's edge is a piece knocked by accident, no hand.
+    hands: Hands,
     /// The frame of the last position acted on (reduced for evidence) and its factor.
     before: Option<(Mat, f64)>,
     resume_time: Option<f64>,
@@ -704,8 +702,7 @@ impl EightRecording {
                 ..InferOptions::default()
             },
             live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
-            hand_seen: false,
-            reach_seen: false,
+            hands: Hands::default(),
             before: None,
             resume_time: None,
             moves: 0,
@@ -1406,7 +1403,7 @@ impl EightRecording {
                 squares: &settled.squares,
                 since: settled.since,
                 now: frame.time,
-                hand_seen: self.hand_seen && self.reach_seen,
+                hand_seen: self.hands.count() > 0,
             },
             video_time,
         );
@@ -1414,8 +1411,7 @@ impl EightRecording {
         if decisions.is_empty() && !acted {
             if settled.occupancy == before_board {
                 // Whatever the hand did, it left the board as it was.
-                self.hand_seen = false;
-                self.reach_seen = false;
+                self.hands.restart();
             }
             if self.before.is_none() {
                 self.before = Some(evidence::reduce(&frame.image)?);
@@ -1432,8 +1428,7 @@ impl EightRecording {
             on_line,
         )?;
         if acted {
-            self.hand_seen = false;
-            self.reach_seen = false;
+            self.hands.restart();
         }
         Ok(())
     }
@@ -1805,13 +1800,13 @@ impl Recording for EightRecording {
         }
         self.track_events(&report, frame, on_line)?;
         // Motion that nothing brought across the board's edge is a piece knocked by
-        // accident, no player's hand: its change is a disturbance, not a move. The arm
-        // may cross the edge on a frame that shows too little motion over the squares
-        // to count (a slow reach), so the two are gathered over the visit apart.
-        if matches!(report.view, View::Moving { .. } | View::Covered { .. }) {
-            self.hand_seen = true;
+        // accident, no player's hand: its change is a disturbance, not a move.
+        if report.reach {
+            self.hands.reach();
         }
-        self.reach_seen |= report.reach;
+        if matches!(report.view, View::Moving { .. } | View::Covered { .. }) {
+            self.hands.over(frame.time);
+        }
         if let Some(settled) = &report.settled {
             self.settled(settled, frame, on_line)?;
             if let Some(stage) = &self.stage {
