@@ -150,7 +150,7 @@ fn read(frame: &Mat, geometry: &BoardGeometry, model: Option<&StoneModel>) -> us
 fn detection(c: &mut Criterion) {
     // The figures are per core: OpenCV would otherwise spread filters over every core.
     opencv::core::set_num_threads(1).expect("OpenCV takes a thread count");
-    let model = StoneModel::load(StoneModel::default_path()).ok();
+    let model = StoneModel::load_default().ok();
     let mut frames = vec![("rendered", rendered_frame())];
     if let Some(frame) = real_frame() {
         frames.push(("real photo", frame));

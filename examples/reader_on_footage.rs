@@ -151,7 +151,7 @@ fn load_reader(args: &Args) -> anyhow::Result<Reader> {
     let model = || -> anyhow::Result<StoneModel> {
         match &args.model {
             Some(path) => StoneModel::load(path),
-            None => StoneModel::load(StoneModel::default_path()),
+            None => StoneModel::load_default(),
         }
     };
     Ok(match args.reader.as_str() {

@@ -20,6 +20,7 @@ use opencv::core::{self, FileStorage, Mat, Ptr, Scalar, Size};
 use opencv::imgproc;
 use opencv::ml::{self, ANN_MLP};
 use opencv::prelude::*;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Samples per cell of the luminance grid; chroma uses half as many.
@@ -71,14 +72,30 @@ impl Dataset {
     }
 }
 
+/// The model this build was made with. Embedded, so a copied or installed binary reads
+/// stones no matter where it was compiled (a path fixed at compile time pointed into
+/// whichever clone cargo had built it in).
+const BUILT_IN: &[u8] = include_bytes!("../../models/stones.yml.gz");
+const BUILT_IN_NAME: &str = "the built-in stone model (models/stones.yml.gz)";
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
 impl StoneModel {
-    /// `$KRADAN_MODELS/stones.yml.gz` when that variable is set, else the crate's
-    /// `models/stones.yml.gz`.
-    pub fn default_path() -> PathBuf {
-        let dir = std::env::var_os("KRADAN_MODELS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("models"));
-        dir.join("stones.yml.gz")
+    /// `$KRADAN_MODELS/stones.yml.gz` when that variable is set: a model to try without
+    /// rebuilding. Otherwise the built-in model is used.
+    pub fn override_path() -> Option<PathBuf> {
+        std::env::var_os("KRADAN_MODELS").map(|dir| PathBuf::from(dir).join("stones.yml.gz"))
+    }
+
+    /// The model at [`Self::override_path`] if one is set, else [`Self::built_in`].
+    pub fn load_default() -> anyhow::Result<Self> {
+        match Self::override_path() {
+            Some(path) => Self::load(path),
+            None => Self::built_in(),
+        }
+    }
+
+    pub fn built_in() -> anyhow::Result<Self> {
+        Self::parse(BUILT_IN, BUILT_IN_NAME)
     }
 
     pub fn load(path: impl AsRef<Path>) -> anyhow::Result<Self> {
@@ -90,32 +107,41 @@ impl StoneModel {
                 path.display()
             );
         }
-        let name = path
-            .to_str()
-            .with_context(|| format!("stone model path {} is not UTF-8", path.display()))?;
-        let broken = || format!("stone model {} is unreadable or corrupt", path.display());
-        let fs = FileStorage::new(name, core::FileStorage_READ, "").with_context(broken)?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Self::parse(&bytes, &path.display().to_string())
+    }
+
+    /// Reads a model from the bytes of a `.yml` or `.yml.gz` file; `name` says where they
+    /// came from in errors.
+    fn parse(bytes: &[u8], name: &str) -> anyhow::Result<Self> {
+        let broken = || format!("stone model {name} is unreadable or corrupt");
+        let text = if bytes.starts_with(&GZIP_MAGIC) {
+            let mut text = String::new();
+            flate2::read::GzDecoder::new(bytes)
+                .read_to_string(&mut text)
+                .with_context(broken)?;
+            text
+        } else {
+            String::from_utf8(bytes.to_vec()).with_context(broken)?
+        };
+        let fs = FileStorage::new(&text, core::FileStorage_READ | core::FileStorage_MEMORY, "")
+            .with_context(broken)?;
         if !fs.is_opened().with_context(broken)? {
             bail!(broken());
         }
         let meta = fs.get(META).with_context(broken)?;
         if meta.is_none().with_context(broken)? {
-            bail!(
-                "{}: no `{META}` header, not a Kradan stone model",
-                path.display()
-            );
+            bail!("{name}: no `{META}` header, not a Kradan stone model");
         }
         let format = meta.get("format")?.to_i32()?;
         if format != FORMAT {
-            bail!(
-                "{}: stone model format {format}, this build reads {FORMAT}: retrain it",
-                path.display()
-            );
+            bail!("{name}: stone model format {format}, this build reads {FORMAT}: retrain it");
         }
         let temperature = meta.get("temperature")?.real()? as f32;
         let net = fs.get(NET).with_context(broken)?;
         if net.is_none()? {
-            bail!("{}: no `{NET}` network in the file", path.display());
+            bail!("{name}: no `{NET}` network in the file");
         }
         let mut mlp = ANN_MLP::create()?;
         mlp.read(&net).with_context(broken)?;
@@ -125,10 +151,7 @@ impl StoneModel {
             .collect::<opencv::Result<_>>()
             .with_context(broken)?;
         if sizes.first() != Some(&(FEATURES as i32)) || sizes.last() != Some(&3) {
-            bail!(
-                "{}: network layers {sizes:?} do not take {FEATURES} features to 3 classes",
-                path.display()
-            );
+            bail!("{name}: network layers {sizes:?} do not take {FEATURES} features to 3 classes");
         }
         Ok(StoneModel { mlp, temperature })
     }
@@ -589,12 +612,7 @@ mod tests {
 
     #[test]
     fn the_committed_model_reads_held_out_boards() {
-        let path = StoneModel::default_path();
-        if !path.is_file() {
-            eprintln!("skipped: no model at {}", path.display());
-            return;
-        }
-        let model = StoneModel::load(&path).unwrap();
+        let model = StoneModel::built_in().unwrap();
         // Ten 19×19 boards from seeds no training run uses, judged together: one board can
         // draw an extreme glare or parallax.
         let (mut right, mut points) = (0.0, 0.0);

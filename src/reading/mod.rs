@@ -122,29 +122,19 @@ impl Reader {
     pub fn load(choice: ReaderChoice) -> anyhow::Result<(Reader, Option<String>)> {
         match choice {
             ReaderChoice::Baseline => Ok((Reader::Baseline, None)),
-            ReaderChoice::Both => Ok((
-                Reader::Both(learned::StoneModel::load(
-                    learned::StoneModel::default_path(),
-                )?),
-                None,
-            )),
-            ReaderChoice::Learned => Ok((
-                Reader::Learned(learned::StoneModel::load(
-                    learned::StoneModel::default_path(),
-                )?),
-                None,
-            )),
-            ReaderChoice::Auto => {
-                match learned::StoneModel::load(learned::StoneModel::default_path()) {
-                    Ok(model) => Ok((Reader::Learned(model), None)),
-                    Err(error) => Ok((
-                        Reader::Baseline,
-                        Some(format!(
-                            "{error:#}; read with the colour-statistics baseline"
-                        )),
-                    )),
-                }
+            ReaderChoice::Both => Ok((Reader::Both(learned::StoneModel::load_default()?), None)),
+            ReaderChoice::Learned => {
+                Ok((Reader::Learned(learned::StoneModel::load_default()?), None))
             }
+            ReaderChoice::Auto => match learned::StoneModel::load_default() {
+                Ok(model) => Ok((Reader::Learned(model), None)),
+                Err(error) => Ok((
+                    Reader::Baseline,
+                    Some(format!(
+                        "{error:#}; read with the colour-statistics baseline"
+                    )),
+                )),
+            },
         }
     }
 
