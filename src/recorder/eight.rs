@@ -10,7 +10,7 @@
 use super::chain8::{CORRECTION, Chain8};
 use super::evidence::{self, Mark};
 use super::pdn_view::PdnView;
-use super::pgn_view::PgnView;
+use super::pgn_view::{PgnView, SanMove};
 use super::{
     Action, ActionRequest, EventHook, Hands, RecorderError, Recording, Summary, color_name,
     format_corners, write_atomically,
@@ -412,10 +412,13 @@ fn makhos_decision(outcome: HosOutcome, view: &mut PdnView, time: Option<f64>) -
             .with("reached", reached)
             .with("limit", limit),
         HosOutcome::GameOver { winner } => {
-            view.set_result(match winner {
-                Color::White => makhos::GameResult::WhiteWins,
-                Color::Black => makhos::GameResult::BlackWins,
-            });
+            view.set_result(
+                match winner {
+                    Color::White => makhos::GameResult::WhiteWins,
+                    Color::Black => makhos::GameResult::BlackWins,
+                }
+                .token(),
+            );
             Decision::note(
                 "game-over",
                 format!(
@@ -440,7 +443,14 @@ fn makruk_decision(outcome: RukOutcome, view: &mut PgnView, time: Option<f64>) -
             status,
             seconds,
         } => {
-            view.set_move(number, color, &san, time);
+            view.set_move(
+                number,
+                SanMove {
+                    color,
+                    san: san.clone(),
+                },
+                time,
+            );
             let status_name = match status {
                 Status::Ongoing => "ongoing",
                 Status::Checkmate => {
@@ -835,7 +845,14 @@ impl EightRecording {
                     let position = inference.position().clone();
                     let mv =
                         makruk::san::parse_san(&position, san).map_err(|_| unreadable(event))?;
-                    view.set_move(index + 1, position.turn(), san, event.video_time);
+                    view.set_move(
+                        index + 1,
+                        SanMove {
+                            color: position.turn(),
+                            san: san.to_string(),
+                        },
+                        event.video_time,
+                    );
                     inference.replay(mv, event.video_time.unwrap_or(0.0));
                 }
                 Stage8::Makruk {

@@ -12,6 +12,7 @@ mod actions;
 pub mod chain8;
 mod eight;
 pub mod evidence;
+mod movetext;
 pub mod pdn_view;
 pub mod pgn_view;
 mod sgf_view;
