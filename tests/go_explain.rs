@@ -9,7 +9,7 @@
 mod common;
 mod gtp_support;
 
-use gtp_support::Gtp;
+use gtp_support::{Gtp, fighting_move, gtp_color, gtp_play, parse_points};
 use kradan::games::go::{Context, Explanation, FlagKind, Move, Point, Position, explain};
 use kradan::games::{Color, Occupancy};
 use rand::rngs::SmallRng;
@@ -23,27 +23,6 @@ use std::time::Instant;
 /// four ways, in a few seconds.
 const GAMES: [(usize, u64, usize); 3] = [(9, 60, 150), (13, 30, 220), (19, 15, 300)];
 const SEED: u64 = 0x65_7870_6c61_696e;
-
-fn gtp_color(color: Color) -> &'static str {
-    match color {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
-
-fn gtp_play(color: Color, mv: Move, size: usize) -> String {
-    let vertex = match mv {
-        Move::Play(point) => point.to_gtp(size),
-        Move::Pass => "pass".to_string(),
-    };
-    format!("play {} {vertex}", gtp_color(color))
-}
-
-fn parse_points(text: &str, size: usize) -> BTreeSet<Point> {
-    text.split_whitespace()
-        .map(|v| Point::from_gtp(v, size).unwrap_or_else(|| panic!("bad GTP vertex {v:?}")))
-        .collect()
-}
 
 /// What a run exercised, so that it cannot pass without meeting its cases.
 #[derive(Default, Debug)]
@@ -120,43 +99,6 @@ impl Game<'_> {
                 .join("\n"),
             moves = self.history.join(" "),
         )
-    }
-
-    /// A random legal move for `color` on `position`, biased towards fights (next to the
-    /// last stones or any stone) so that captures and kos keep coming; 2 % passes.
-    fn choose_move(&mut self, position: &Position, color: Color, near: &[Point]) -> Move {
-        if self.rng.random_bool(0.02) {
-            return Move::Pass;
-        }
-        let board = position.board();
-        let empty: Vec<Point> = board.points().filter(|&p| board.get(p).is_none()).collect();
-        let near_recent: Vec<Point> = near
-            .iter()
-            .flat_map(|&p| board.neighbors(p))
-            .filter(|&p| board.get(p).is_none())
-            .collect();
-        let near_stones: Vec<Point> = empty
-            .iter()
-            .copied()
-            .filter(|&p| board.neighbors(p).any(|n| board.get(n).is_some()))
-            .collect();
-        for _ in 0..30 {
-            let roll: f64 = self.rng.random();
-            let pool = if roll < 0.5 && !near_recent.is_empty() {
-                &near_recent
-            } else if roll < 0.85 && !near_stones.is_empty() {
-                &near_stones
-            } else {
-                &empty
-            };
-            let Some(&point) = pool.choose(&mut self.rng) else {
-                break;
-            };
-            if position.judge(color, Move::Play(point)).is_ok() {
-                return Move::Play(point);
-            }
-        }
-        Move::Pass
     }
 
     fn explain(&self, seen: &Occupancy, pass_entered: bool) -> Vec<Explanation> {
@@ -256,7 +198,7 @@ impl Game<'_> {
                 self.position.to_move()
             };
             let position = self.position.clone();
-            let mv = self.choose_move(&position, color, &recent);
+            let mv = fighting_move(&mut self.rng, &position, color, &recent);
             let mut after = position.clone();
             let played = after.play(color, mv).expect("chosen legal");
             let repeat = |played: &kradan::games::go::Played| {
@@ -269,7 +211,9 @@ impl Game<'_> {
                 // The operator enters the pass; the camera sees the next stone. (A pass out
                 // of turn is not what `pass_entered` means: not asked about.)
                 Move::Pass if !out_of_turn => {
-                    if let Move::Play(point) = self.choose_move(&after, color.opponent(), &recent) {
+                    if let Move::Play(point) =
+                        fighting_move(&mut self.rng, &after, color.opponent(), &recent)
+                    {
                         let mut both = after.clone();
                         let second = both
                             .play(color.opponent(), Move::Play(point))
@@ -387,7 +331,7 @@ impl Game<'_> {
         let Move::Play(point) = mv else { return };
         let answer_color = color.opponent();
         let near: Vec<Point> = [point].into_iter().chain(recent.iter().copied()).collect();
-        let Move::Play(answer) = self.choose_move(after, answer_color, &near) else {
+        let Move::Play(answer) = fighting_move(&mut self.rng, after, answer_color, &near) else {
             return;
         };
         let mut both = after.clone();
@@ -475,7 +419,7 @@ impl Game<'_> {
         let mut position = after.clone();
         let mut near: Vec<Point> = recent.to_vec();
         for mover in [color.opponent(), color] {
-            let Move::Play(point) = self.choose_move(&position, mover, &near) else {
+            let Move::Play(point) = fighting_move(&mut self.rng, &position, mover, &near) else {
                 return;
             };
             position.play(mover, Move::Play(point)).expect("legal");

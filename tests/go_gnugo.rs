@@ -5,7 +5,7 @@
 mod common;
 mod gtp_support;
 
-use gtp_support::Gtp;
+use gtp_support::{Gtp, fighting_move, gtp_color, gtp_vertex, parse_points};
 use kradan::games::Color;
 use kradan::games::go::{Illegal, Move, Point, Position, handicap_points};
 use rand::rngs::SmallRng;
@@ -24,26 +24,6 @@ const SEED: u64 = 0x4b52_4144_414e;
 /// (which may have made a ko); in between, a handful of chosen points are probed, which
 /// keeps 300 games to half a minute.
 const ALL_LEGAL_EVERY: usize = 8;
-
-fn gtp_color(color: Color) -> &'static str {
-    match color {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
-
-fn gtp_move(mv: Move, size: usize) -> String {
-    match mv {
-        Move::Play(point) => point.to_gtp(size),
-        Move::Pass => "pass".to_string(),
-    }
-}
-
-fn parse_points(text: &str, size: usize) -> BTreeSet<Point> {
-    text.split_whitespace()
-        .map(|v| Point::from_gtp(v, size).unwrap_or_else(|| panic!("bad GTP vertex {v:?}")))
-        .collect()
-}
 
 /// What a run exercised, so that it cannot pass without meeting the cases it is for.
 #[derive(Default)]
@@ -265,44 +245,6 @@ impl Game<'_> {
         self.stats.illegal_plays_refused += 1;
     }
 
-    /// A random legal move, biased towards fights: mostly next to the last moves or next to
-    /// any stone, so that chains run out of liberties and captures, kos and suicide points
-    /// keep appearing instead of the board filling evenly.
-    fn choose_move(&mut self, color: Color, recent: &[Point]) -> Move {
-        if self.rng.random_bool(0.02) {
-            return Move::Pass;
-        }
-        let board = self.position.board();
-        let empty = self.empty_points();
-        let near_recent: Vec<Point> = recent
-            .iter()
-            .flat_map(|&p| board.neighbors(p))
-            .filter(|&p| board.get(p).is_none())
-            .collect();
-        let near_stones: Vec<Point> = empty
-            .iter()
-            .copied()
-            .filter(|&p| board.neighbors(p).any(|n| board.get(n).is_some()))
-            .collect();
-        for _ in 0..30 {
-            let roll: f64 = self.rng.random();
-            let pool = if roll < 0.5 && !near_recent.is_empty() {
-                &near_recent
-            } else if roll < 0.85 && !near_stones.is_empty() {
-                &near_stones
-            } else {
-                &empty
-            };
-            let Some(&point) = pool.choose(&mut self.rng) else {
-                break;
-            };
-            if self.position.judge(color, Move::Play(point)).is_ok() {
-                return Move::Play(point);
-            }
-        }
-        Move::Pass
-    }
-
     fn play(&mut self) {
         let mut recent: Vec<Point> = Vec::new();
         let mut single_capture = None;
@@ -325,8 +267,8 @@ impl Game<'_> {
             } else {
                 self.position.to_move()
             };
-            let mv = self.choose_move(color, &recent);
-            let text = gtp_move(mv, self.size);
+            let mv = fighting_move(&mut self.rng, &self.position, color, &recent);
+            let text = gtp_vertex(mv, self.size);
             self.history.push(format!("{} {text}", color.letter()));
             let played = match self.position.play(color, mv) {
                 Ok(played) => played,
