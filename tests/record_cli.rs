@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{kradan, shared_data};
+use common::{kradan, record_then_kill, shared_data};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -395,8 +395,8 @@ fn a_killed_recording_resumes_the_same_record_and_chain() {
     let clip = samples().join("clip-9x9");
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("record");
-    let mut child = kradan()
-        .args([
+    record_then_kill(
+        &[
             "record",
             clip.join("footage.mp4").to_str().unwrap(),
             "--out",
@@ -404,26 +404,11 @@ fn a_killed_recording_resumes_the_same_record_and_chain() {
             "--quiet",
             "--rate",
             "4",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    loop {
-        let moves = std::fs::read_to_string(dir.join("events.jsonl"))
-            .map(|t| t.matches("\"kind\":\"move\"").count())
-            .unwrap_or(0);
-        if moves >= 8 || std::time::Instant::now() > deadline {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL: no chance to tidy up
-    let status = child.wait().unwrap();
-    if status.success() {
-        eprintln!("the recording finished before it could be killed; the resume is still checked");
-    }
+        ],
+        &dir,
+        8,
+        std::time::Duration::from_secs(120),
+    );
     let resumed = run(&[
         "record",
         clip.join("footage.mp4").to_str().unwrap(),

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::kradan;
+use common::{kradan, record_then_kill};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -215,8 +215,8 @@ fn a_killed_recording_resumes_the_same_record_and_chain() {
     let clip = work.path().join("clip");
     let footage = render("makruk/short_game.pgn", &clip, 6, 8, &[]);
     let dir = work.path().join("record");
-    let mut child = kradan()
-        .args([
+    record_then_kill(
+        &[
             "record",
             footage.to_str().unwrap(),
             "--game",
@@ -224,26 +224,11 @@ fn a_killed_recording_resumes_the_same_record_and_chain() {
             "--out",
             dir.to_str().unwrap(),
             "--quiet",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let moves = std::fs::read_to_string(dir.join("events.jsonl"))
-            .map(|t| t.matches("\"kind\":\"move\"").count())
-            .unwrap_or(0);
-        if moves >= 3 || std::time::Instant::now() > deadline {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    child.kill().unwrap(); // SIGKILL: no chance to tidy up
-    let status = child.wait().unwrap();
-    if status.success() {
-        eprintln!("the recording finished before it could be killed; the resume is still checked");
-    }
+        ],
+        &dir,
+        3,
+        std::time::Duration::from_secs(60),
+    );
     let resumed = record(&footage, "makruk", &dir, &["--resume"]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     verify(&dir);

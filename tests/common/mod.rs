@@ -36,3 +36,30 @@ pub fn shared_data() -> Option<PathBuf> {
 pub fn kradan() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_kradan"))
 }
+
+/// Runs `kradan` with `args` (a recording into `out`) and kills it with SIGKILL, no chance
+/// to tidy up, once `out/events.jsonl` holds `moves` moves or `patience` has passed: what
+/// a crash or a pulled plug leaves behind, for the `--resume` tests.
+pub fn record_then_kill(args: &[&str], out: &Path, moves: usize, patience: std::time::Duration) {
+    let mut child = kradan()
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + patience;
+    loop {
+        let recorded = std::fs::read_to_string(out.join("events.jsonl"))
+            .map(|t| t.matches("\"kind\":\"move\"").count())
+            .unwrap_or(0);
+        if recorded >= moves || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    if status.success() {
+        eprintln!("the recording finished before it could be killed; the resume is still checked");
+    }
+}
