@@ -11,7 +11,7 @@
 
 use super::games::GamePlan;
 use super::score::{self, GameScore, RuleBook, Sequences, Symmetry};
-use super::truth::Truth;
+use super::truth::{Truth, TruthMove};
 use super::{events::Recorded, note};
 use crate::games::Color;
 use crate::games::makhos::{
@@ -478,12 +478,20 @@ pub fn score(
             })
             .collect(),
     };
-    let expected = truth.expected_moves();
+    // The record numbers the moves it keeps: each one sent back takes its number away.
+    let mut expected: Vec<&TruthMove> = Vec::new();
+    let mut numbers = Vec::new();
+    let mut sent_back_before = 0;
+    for m in truth.expected_moves() {
+        if sent_back(truth, m) {
+            sent_back_before += 1;
+            continue;
+        }
+        numbers.push((m.number - sent_back_before, m.completed_at));
+        expected.push(m);
+    }
     let sequences = Sequences {
-        expected: expected
-            .iter()
-            .map(|m| (m.number, m.completed_at))
-            .collect(),
+        expected: numbers,
         recorded: moves.iter().map(|m| (m.number, m.video_time)).collect(),
         corrections: recorded.corrections,
     };
@@ -502,6 +510,17 @@ pub fn score(
         score::finish(truth, recorded, Symmetry::Identity, scored, &EIGHT_RULES),
         problems,
     ))
+}
+
+/// A move the rules send back: when the opponent claims a compulsory capture that was
+/// skipped (HOS 2.4), the man returns to its square and the capture is played in its place,
+/// so a right record has the capture where the move stood (with the flag), not the move.
+fn sent_back(truth: &Truth, m: &TruthMove) -> bool {
+    m.record_number.is_none()
+        && truth
+            .anomalies
+            .iter()
+            .any(|a| a.kind == "missed-capture" && a.move_number == m.number)
 }
 
 #[cfg(test)]
@@ -758,6 +777,61 @@ mod tests {
         lines.push(flag(8, 2.0, r#""HOS 3.2","HOS-SCHOOL 3.7.1""#, "displaced"));
         let (s, _) = scored(&truth, &lines, Some(&file));
         assert_eq!(s.flags.false_flags, 1);
+        assert!(!s.exact);
+    }
+
+    #[test]
+    fn a_move_sent_back_for_a_missed_capture_is_not_asked_of_the_record() {
+        // White's 11-15 skips the capture 14x23 (HOS 2.4); Black claims it, the man goes
+        // back and the capture is played: the record has 14x23 as move 3.
+        let moves = [
+            ("white", "9-14"),
+            ("black", "22-18"),
+            ("white", "11-15"),
+            ("white", "14x23"),
+            ("black", "27x18"),
+        ];
+        let missed = r#"{"kind":"missed-capture","move_number":3,"rules":["HOS 2.4"],"penalties":["advisory"],"points":["11","15"],"note":"","at":5.5,"frame":55}"#;
+        let mut truth = truth_with("makhos", &moves, missed);
+        truth.moves[2].record_number = None;
+        let log = |number: usize, time: f64, color: &str, notation: &str| {
+            event(
+                0,
+                "move",
+                time,
+                Some(number),
+                &format!(r#""color":"{color}","notation":"{notation}""#),
+            )
+        };
+        let lines = [
+            log(1, 2.3, "white", "9-14"),
+            log(2, 4.3, "black", "22-18"),
+            log(3, 6.3, "white", "11-15"),
+            event(
+                0,
+                "flag",
+                6.3,
+                Some(3),
+                r#""rules":["HOS 2.4"],"detail":{"flag":"missed-capture"}"#,
+            ),
+            log(3, 8.3, "white", "14x23"),
+            log(4, 10.3, "black", "27x18"),
+        ];
+        let file = ["9-14", "22-18", "14x23", "27x18"].map(String::from);
+        let (s, _) = scored(&truth, &lines, Some(&file));
+        assert_eq!((s.moves.expected, s.moves.right), (4, 4));
+        assert_eq!((s.flags.right, s.flags.missed), (1, 0));
+        assert!(s.exact, "{s:?}");
+        // A record that kept the move as well has a move too many.
+        let kept = [
+            log(1, 2.3, "white", "9-14"),
+            log(2, 4.3, "black", "22-18"),
+            log(3, 6.3, "white", "11-15"),
+            log(4, 8.3, "white", "14x23"),
+            log(5, 10.3, "black", "27x18"),
+        ];
+        let (s, _) = scored(&truth, &kept, None);
+        assert_eq!((s.moves.right, s.moves.extra), (4, 1));
         assert!(!s.exact);
     }
 
