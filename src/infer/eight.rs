@@ -513,6 +513,9 @@ pub struct Discrepancy<K> {
     pub flag: Option<(u32, K)>,
     /// A change no explanation fits, noticed but not flagged yet.
     pub suspected: Option<Suspected<K>>,
+    /// The square reader's, not the board's: the board stands as the rules say, and no
+    /// flag is due for it (neither as a disturbance nor as a prisoner left standing).
+    pub misread: bool,
 }
 
 /// How long a change no explanation fits must have shown (from the first frame of the
@@ -645,6 +648,7 @@ impl<K: Copy> Differences<K> {
                         shown: read.get(row, col),
                         flag: None,
                         suspected: Some(suspected.clone()),
+                        misread: false,
                     },
                 );
                 added.push((row, col));
@@ -709,16 +713,18 @@ impl<K: Copy> Differences<K> {
                     shown: shown.get(row, col),
                     flag: None,
                     suspected: None,
+                    misread: false,
                 },
             );
         }
     }
 
-    /// The rules' occupancy with every known difference shown as the board shows it.
+    /// The rules' occupancy with every known difference shown as the board shows it
+    /// (a misread as the rules say: that is how the board stands).
     pub fn physical(&self, rules: &Occupancy) -> Occupancy {
         let mut board = rules.clone();
         for (&(row, col), d) in &self.squares {
-            board.set(row, col, d.shown);
+            board.set(row, col, if d.misread { d.expected } else { d.shown });
         }
         board
     }
