@@ -128,6 +128,8 @@ pub struct ColourSlip {
     pub share: f32,
     /// The recorded position's state of each square ([`state_index`]).
     recorded: [u8; 64],
+    /// The squares it is forgiven on (bit `row * 8 + col`).
+    squares: u64,
 }
 
 impl ColourSlip {
@@ -139,7 +141,14 @@ impl ColourSlip {
         ColourSlip {
             share,
             recorded: states,
+            squares: u64::MAX,
         }
+    }
+
+    /// The same slip, forgiven on `squares` only (bit `row * 8 + col`).
+    pub fn only(mut self, squares: u64) -> ColourSlip {
+        self.squares = squares;
+        self
     }
 }
 
@@ -203,7 +212,10 @@ impl Expected {
         };
         // 1 dark, 2 light: the other side is 3 - own.
         match self.slip {
-            Some(slip) if usize::from(slip.recorded[index]) != 3 - own => {
+            Some(slip)
+                if slip.squares & (1 << index) != 0
+                    && usize::from(slip.recorded[index]) != 3 - own =>
+            {
                 let slipped = slip.share * p[3 - own];
                 if slipped >= CONTRADICTED {
                     (slipped, true)
@@ -551,6 +563,8 @@ pub struct Differences<K> {
     /// The share of a [`ColourSlip`], for a game whose square reader makes them: a square
     /// that slips is no difference.
     pub colour_slip: Option<f32>,
+    /// The squares the slip is forgiven on (bit `row * 8 + col`), when not every square.
+    pub slip_squares: Option<u64>,
 }
 
 impl<K: Copy> Default for Differences<K> {
@@ -558,6 +572,7 @@ impl<K: Copy> Default for Differences<K> {
         Differences {
             squares: BTreeMap::new(),
             colour_slip: None,
+            slip_squares: None,
         }
     }
 }
@@ -568,7 +583,8 @@ impl<K: Copy> Differences<K> {
     pub fn expect(&self, occupancy: &Occupancy, slips_over: Option<&Occupancy>) -> Expected {
         let mut expected = Expected::of(occupancy);
         if let (Some(share), Some(rules)) = (self.colour_slip, slips_over) {
-            expected = expected.with_slip(ColourSlip::over(share, rules));
+            let slip = ColourSlip::over(share, rules).only(self.slip_squares.unwrap_or(u64::MAX));
+            expected = expected.with_slip(slip);
         }
         self.allow_in(&mut expected);
         expected

@@ -37,13 +37,19 @@ pub const QUIET_LIMIT: u32 = 16;
 pub const REPETITION_LIMIT: u32 = 3;
 
 /// How far a man read as the other side's still counts as its own
-/// (`infer::eight::ColourSlip`). No move turns a man into the other side's where he
-/// stands and no staged or accidental disturbance does either, while the square reader
-/// calls a man the wrong side's for seconds: on Mak-hos 300218 (varied light) White's man
-/// on 3 read dark at 0.8-0.9 for 22 s from move 2 on, flagged `displaced` in a game with
-/// no anomaly. Makruk's share: a man read 0.99 the other side's fits as a square read 0.25
-/// right, never as well as a clean reading.
+/// (`infer::eight::ColourSlip`), on a square where the reader has already doubted him
+/// with no hand about ([`DOUBTED`]). No move turns a man into the other side's where he
+/// stands, while the square reader calls a man the wrong side's for seconds: on Mak-hos
+/// 300218 (varied light) White's man on 3 drifted to 0.51 dark in a still view, then
+/// read 0.8-0.9 dark for 22 s from move 2 on, flagged `displaced` in a game with no
+/// anomaly. Not on every square: a man pushed off his square's centre (a `slide`, HOS
+/// 3.2) reads so too, after the hand that pushed him (300201: 0.88 dark). Makruk's share:
+/// a man read 0.99 the other side's fits as a square read 0.25 right.
 const COLOUR_SLIP: f32 = 0.25;
+
+/// A man read at least this likely the other side's in a still view with no hand since
+/// the last position acted on is doubted: nothing touched him, so the reader is unsure.
+const DOUBTED: f32 = 0.3;
 
 /// What a Mak-hos flag is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -247,8 +253,10 @@ pub struct MakhosInference {
     first: Color,
     waiting: Waiting<Reading>,
     /// Since the last position acted on, motion that crossed no edge of the board came
-    /// after a hand that did: a piece knocked after the hand left (`knocked_after_hand`).
+    /// after a hand that did: a piece knocked after the hand left (`motion_since_acted`).
     knocked: bool,
+    /// Since the last position acted on, something moved over the board.
+    moved: bool,
 }
 
 fn square_name(row: usize, col: usize) -> String {
@@ -273,6 +281,7 @@ impl MakhosInference {
             position,
             differences: Differences {
                 colour_slip: Some(COLOUR_SLIP),
+                slip_squares: Some(0),
                 ..Differences::default()
             },
             history: Vec::new(),
@@ -282,6 +291,7 @@ impl MakhosInference {
             first: position.turn(),
             waiting: Waiting::default(),
             knocked: false,
+            moved: true,
         }
     }
 
@@ -367,20 +377,44 @@ impl MakhosInference {
         self.differences.close_flag(id);
     }
 
-    /// Says whether, since the last position acted on, motion that crossed no edge of the
-    /// board came after a hand that did. That motion is a piece knocked, not a second
-    /// hand: the sighting then holds one hand's move at most, and no reading that plays
-    /// two moves (both sides', or one side's twice) is weighed. On Mak-hos 300221 (1080p)
-    /// a man knocked onto a neighbouring square 0.6 s after White's hand left, before
-    /// White's move had settled, was read with it as Black's reply, then Black's real
-    /// reply as a double move. A second hand, however soon, crosses the edge itself.
-    pub fn knocked_after_hand(&mut self, knocked: bool) {
-        self.knocked = knocked;
+    /// Says what moved over the board since the last position acted on: anything at all
+    /// (`moved`), and motion that crossed no edge of the board after a hand that did
+    /// (`knocked_after_hand`).
+    ///
+    /// With nothing moved, no piece came or went: a change is the square reader's, a
+    /// misread remembered without a flag (Mak-hos 300227: a king set down on the far
+    /// row, seen there when the move was recorded, read 0.73-0.85 bare a second later in
+    /// the same still view, flagged `removed` in a game with no anomaly).
+    ///
+    /// Motion crossing no edge after a hand is a piece knocked, not a second hand: the
+    /// sighting then holds one hand's move at most, and no reading that plays two moves
+    /// (both sides', or one side's twice) is weighed. On Mak-hos 300221 (1080p) a man
+    /// knocked onto a neighbouring square 0.6 s after White's hand left, before White's
+    /// move had settled, was read with it as Black's reply, then Black's real reply as a
+    /// double move. A second hand, however soon, crosses the edge itself.
+    pub fn motion_since_acted(&mut self, moved: bool, knocked_after_hand: bool) {
+        self.moved = moved;
+        self.knocked = knocked_after_hand;
     }
 
     /// Acts on a settled sighting. Returns nothing when it shows nothing new, or when it
     /// must stand longer before it is believed (call again with a later `now`).
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
+        if !seen.hand_seen && seen.squares.len() >= 64 {
+            let mut doubted = self.differences.slip_squares.unwrap_or(0);
+            let pieces = [Color::White, Color::Black]
+                .into_iter()
+                .flat_map(|color| self.position.pieces(color));
+            for (square, piece) in pieces {
+                let (row, col) = square.row_col();
+                let p = &seen.squares[row * 8 + col];
+                let other = super::eight::state_index(Some(piece.color.opponent()));
+                if p[other] >= DOUBTED {
+                    doubted |= 1 << (row * 8 + col);
+                }
+            }
+            self.differences.slip_squares = Some(doubted);
+        }
         super::eight::observe(self, seen)
     }
 
@@ -710,6 +744,12 @@ impl MakhosInference {
             at: seen.since,
         });
         self.position = after;
+        // A man who moved, or was taken, is doubted afresh where he stands now.
+        if let Some(doubted) = self.differences.slip_squares.as_mut() {
+            for [row, col] in before.occupancy().differences(&after.occupancy()) {
+                *doubted &= !(1u64 << (row * 8 + col));
+            }
+        }
         let number = self.history.len();
         let illegal = matches!(played, Played::Illegal { .. });
         outcomes.push(Outcome::Move {
@@ -844,6 +884,21 @@ impl MakhosInference {
         let (changed, appeared, vanished) = changes(&rules, &read);
         if changed.is_empty() {
             self.resolve(seen, outcomes);
+            return;
+        }
+        if !self.moved {
+            for &(row, col) in &changed {
+                self.differences.squares.insert(
+                    (row, col),
+                    super::eight::Discrepancy {
+                        expected: rules.get(row, col),
+                        shown: read.get(row, col),
+                        flag: None,
+                        suspected: None,
+                        misread: true,
+                    },
+                );
+            }
             return;
         }
         let mover = self.position.turn();
@@ -1294,13 +1349,20 @@ mod tests {
     }
 
     #[test]
-    fn a_man_read_as_the_other_sides_is_no_disturbance() {
+    fn a_man_doubted_with_no_hand_about_is_no_disturbance_when_read_as_the_other_sides() {
         let start = Position::start(Men::Eight, Color::White);
-        let mut game = MakhosInference::new(start, InferOptions::default());
-        // White's man on 3 read dark, as on 300218, for far longer than a flag waits.
         let (row, col) = Square::new(3).unwrap().row_col();
         let mut squares = sure(&start.occupancy());
         squares[row * 8 + col] = [0.0, 0.89, 0.11];
+        // Read so first after a hand: a man pushed off his square's centre (300201's
+        // slide) is flagged.
+        let mut pushed = MakhosInference::new(start, InferOptions::default());
+        let mut out = pushed.observe(&look(&squares, 1.0, 1.3, true));
+        out.extend(pushed.observe(&look(&squares, 1.0, 3.0, true)));
+        assert_eq!(flags(&out), [HosFlag::Displaced], "{out:?}");
+        // Read so in a still view nothing touched (300218), for far longer than a flag
+        // waits: the reader's doubt.
+        let mut game = MakhosInference::new(start, InferOptions::default());
         assert!(game.observe(&look(&squares, 1.0, 1.3, false)).is_empty());
         assert!(game.observe(&look(&squares, 1.0, 6.0, false)).is_empty());
         // A move beside it is still the move, and flags nothing.
@@ -1346,6 +1408,32 @@ mod tests {
     }
 
     #[test]
+    fn with_nothing_moved_since_the_move_a_piece_read_gone_is_a_misread() {
+        let start = Position::start(Men::Eight, Color::White);
+        let mv = start.legal_moves()[0];
+        let after = start.play(&mv);
+        let (row, col) = mv.to().row_col();
+        let mut faded = sure(&after.occupancy());
+        faded[row * 8 + col] = [0.85, 0.0, 0.15 - 0.01];
+        let run = |moved: bool| {
+            let mut game = MakhosInference::new(start, InferOptions::default());
+            let mut out = game.observe(&look(&sure(&after.occupancy()), 1.0, 1.3, true));
+            game.motion_since_acted(moved, false);
+            out.extend(game.observe(&look(&faded, 1.5, 1.8, false)));
+            out.extend(game.observe(&look(&faded, 1.5, 5.0, false)));
+            (game, out)
+        };
+        // 300227: the king seen landing, then read bare in the same still view.
+        let (game, out) = run(false);
+        assert_eq!(moves(&out), [mv.to_string()]);
+        assert!(flags(&out).is_empty(), "{out:?}");
+        assert_eq!(game.board(), after.occupancy());
+        // Something moved: a piece lifted.
+        let (_, out) = run(true);
+        assert_eq!(flags(&out), [HosFlag::PieceRemoved], "{out:?}");
+    }
+
+    #[test]
     fn a_piece_knocked_after_the_hand_is_no_reply() {
         let start = Position::start(Men::Eight, Color::White);
         let mv = start.legal_moves()[0];
@@ -1357,7 +1445,7 @@ mod tests {
         let out = two_hands.observe(&look(&shown, 1.0, 1.3, true));
         assert_eq!(moves(&out), [mv.to_string(), reply.to_string()]);
         let mut game = MakhosInference::new(start, InferOptions::default());
-        game.knocked_after_hand(true);
+        game.motion_since_acted(true, true);
         let mut out = game.observe(&look(&shown, 1.0, 1.3, true));
         out.extend(game.observe(&look(&shown, 1.0, 3.0, true)));
         assert_eq!(moves(&out), [mv.to_string()], "{out:?}");
