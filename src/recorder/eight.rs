@@ -290,10 +290,10 @@ impl Stage8 {
     }
 
     /// Acts on a settled sighting: the decisions, the record view already following them.
-    /// See `MakhosInference::motion_since_acted`; Makruk's stage weighs every reading.
-    fn motion_since_acted(&mut self, moved: bool, knocked_after_hand: bool) {
+    /// See `MakhosInference::knocked_after_hand`; Makruk's stage weighs every reading.
+    fn knocked_after_hand(&mut self, knocked: bool) {
         if let Stage8::Makhos { inference, .. } = self {
-            inference.motion_since_acted(moved, knocked_after_hand);
+            inference.knocked_after_hand(knocked);
         }
     }
 
@@ -626,8 +626,6 @@ struct Bursts {
     last: Option<(f64, f64)>,
     /// A run with no reach of its own (during it or just before it) came after a hand.
     knocked: bool,
-    /// Anything moved since the count began.
-    moved: bool,
 }
 
 impl Bursts {
@@ -636,7 +634,6 @@ impl Bursts {
     }
 
     fn over(&mut self, time: f64) {
-        self.moved = true;
         let start = match self.last {
             Some((start, last)) if time - last <= super::HAND_AWAY => start,
             _ => time,
@@ -661,7 +658,6 @@ impl Bursts {
 
     fn restart(&mut self) {
         self.knocked = false;
-        self.moved = false;
     }
 }
 
@@ -1461,8 +1457,7 @@ impl EightRecording {
         let video_time = self.video_time(settled.since);
         let stage = self.stage.as_mut().expect("started above");
         let before_board = stage.board();
-        let knocked = self.bursts.knocked(self.hands.count() > 0);
-        stage.motion_since_acted(self.bursts.moved, knocked);
+        stage.knocked_after_hand(self.bursts.knocked(self.hands.count() > 0));
         let decisions = stage.observe(
             &Seen8 {
                 squares: &settled.squares,
@@ -1944,9 +1939,6 @@ mod tests {
         assert!(bursts.knocked(true));
         bursts.restart();
         assert!(!bursts.knocked(true));
-        assert!(!bursts.moved, "nothing moved since the position acted on");
-        bursts.over(80.0);
-        assert!(bursts.moved);
         // A second hand soon after the first crosses the edge itself.
         let mut blitz = Bursts::default();
         blitz.reach(10.0);
