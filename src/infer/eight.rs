@@ -128,6 +128,8 @@ pub struct ColourSlip {
     pub share: f32,
     /// The recorded position's state of each square ([`state_index`]).
     recorded: [u8; 64],
+    /// The squares it is forgiven on (bit `row * 8 + col`).
+    squares: u64,
 }
 
 impl ColourSlip {
@@ -139,7 +141,14 @@ impl ColourSlip {
         ColourSlip {
             share,
             recorded: states,
+            squares: u64::MAX,
         }
+    }
+
+    /// The same slip, forgiven on `squares` only (bit `row * 8 + col`).
+    pub fn only(mut self, squares: u64) -> ColourSlip {
+        self.squares = squares;
+        self
     }
 }
 
@@ -203,7 +212,10 @@ impl Expected {
         };
         // 1 dark, 2 light: the other side is 3 - own.
         match self.slip {
-            Some(slip) if usize::from(slip.recorded[index]) != 3 - own => {
+            Some(slip)
+                if slip.squares & (1 << index) != 0
+                    && usize::from(slip.recorded[index]) != 3 - own =>
+            {
                 let slipped = slip.share * p[3 - own];
                 if slipped >= CONTRADICTED {
                     (slipped, true)
@@ -513,6 +525,9 @@ pub struct Discrepancy<K> {
     pub flag: Option<(u32, K)>,
     /// A change no explanation fits, noticed but not flagged yet.
     pub suspected: Option<Suspected<K>>,
+    /// The square reader's, not the board's: the board stands as the rules say, and no
+    /// flag is due for it (neither as a disturbance nor as a prisoner left standing).
+    pub misread: bool,
 }
 
 /// How long a change no explanation fits must have shown (from the first frame of the
@@ -548,6 +563,8 @@ pub struct Differences<K> {
     /// The share of a [`ColourSlip`], for a game whose square reader makes them: a square
     /// that slips is no difference.
     pub colour_slip: Option<f32>,
+    /// The squares the slip is forgiven on (bit `row * 8 + col`), when not every square.
+    pub slip_squares: Option<u64>,
 }
 
 impl<K: Copy> Default for Differences<K> {
@@ -555,6 +572,7 @@ impl<K: Copy> Default for Differences<K> {
         Differences {
             squares: BTreeMap::new(),
             colour_slip: None,
+            slip_squares: None,
         }
     }
 }
@@ -565,7 +583,8 @@ impl<K: Copy> Differences<K> {
     pub fn expect(&self, occupancy: &Occupancy, slips_over: Option<&Occupancy>) -> Expected {
         let mut expected = Expected::of(occupancy);
         if let (Some(share), Some(rules)) = (self.colour_slip, slips_over) {
-            expected = expected.with_slip(ColourSlip::over(share, rules));
+            let slip = ColourSlip::over(share, rules).only(self.slip_squares.unwrap_or(u64::MAX));
+            expected = expected.with_slip(slip);
         }
         self.allow_in(&mut expected);
         expected
@@ -645,6 +664,7 @@ impl<K: Copy> Differences<K> {
                         shown: read.get(row, col),
                         flag: None,
                         suspected: Some(suspected.clone()),
+                        misread: false,
                     },
                 );
                 added.push((row, col));
@@ -709,16 +729,18 @@ impl<K: Copy> Differences<K> {
                     shown: shown.get(row, col),
                     flag: None,
                     suspected: None,
+                    misread: false,
                 },
             );
         }
     }
 
-    /// The rules' occupancy with every known difference shown as the board shows it.
+    /// The rules' occupancy with every known difference shown as the board shows it
+    /// (a misread as the rules say: that is how the board stands).
     pub fn physical(&self, rules: &Occupancy) -> Occupancy {
         let mut board = rules.clone();
         for (&(row, col), d) in &self.squares {
-            board.set(row, col, d.shown);
+            board.set(row, col, if d.misread { d.expected } else { d.shown });
         }
         board
     }

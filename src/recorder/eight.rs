@@ -290,6 +290,13 @@ impl Stage8 {
     }
 
     /// Acts on a settled sighting: the decisions, the record view already following them.
+    /// See `MakhosInference::knocked_after_hand`; Makruk's stage weighs every reading.
+    fn knocked_after_hand(&mut self, knocked: bool) {
+        if let Stage8::Makhos { inference, .. } = self {
+            inference.knocked_after_hand(knocked);
+        }
+    }
+
     fn observe(&mut self, seen: &Seen8, time: Option<f64>) -> Vec<Decision> {
         let decisions: Vec<Decision> = match self {
             Stage8::Makhos { inference, view } => inference
@@ -616,6 +623,54 @@ pub(super) fn apply_action(
     done
 }
 
+/// The runs of motion over the board since the last position acted on, to tell a piece
+/// knocked after a hand from a second hand: a hand comes from a player's side and crosses
+/// the board's edge (`Report8::reach`) on its way, a knock moves with nothing crossing it.
+/// Two hands are not told apart by time: on real blitz footage the next hand may come
+/// within the moment that joins two runs into one visit.
+#[derive(Clone, Copy, Debug, Default)]
+struct Bursts {
+    /// The last frame something reached across the board's edge.
+    reached: Option<f64>,
+    /// The first and the last frame of the latest run of motion.
+    last: Option<(f64, f64)>,
+    /// A run with no reach of its own (during it or just before it) came after a hand.
+    knocked: bool,
+}
+
+impl Bursts {
+    fn reach(&mut self, time: f64) {
+        self.reached = Some(time);
+    }
+
+    fn over(&mut self, time: f64) {
+        let start = match self.last {
+            Some((start, last)) if time - last <= super::HAND_AWAY => start,
+            _ => time,
+        };
+        self.last = Some((start, time));
+    }
+
+    /// Whether a run crossing no edge has come after a hand (`hand`: the hands counted
+    /// since the last position acted on crossed it) since then; it stays so until the
+    /// next position is acted on.
+    fn knocked(&mut self, hand: bool) -> bool {
+        if hand
+            && let Some((start, _)) = self.last
+            && self
+                .reached
+                .is_none_or(|reached| reached < start - super::HAND_AWAY)
+        {
+            self.knocked = true;
+        }
+        self.knocked
+    }
+
+    fn restart(&mut self) {
+        self.knocked = false;
+    }
+}
+
 /// An 8×8 recording: the tracker, the stage, and everything written.
 pub(super) struct EightRecording {
     game: EightGame,
@@ -646,6 +701,9 @@ pub(super) struct EightRecording {
     /// The hands over the board since the last position acted on: motion with nothing
     /// across the board's edge is a piece knocked by accident, no hand.
     hands: Hands,
+    /// The runs of motion among those hands: one that crossed no edge after a hand that
+    /// did is a piece knocked, not a second hand.
+    bursts: Bursts,
     /// The frame of the last position acted on (reduced for evidence) and its factor.
     before: Option<(Mat, f64)>,
     resume_time: Option<f64>,
@@ -713,6 +771,7 @@ impl EightRecording {
             },
             live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
             hands: Hands::default(),
+            bursts: Bursts::default(),
             before: None,
             resume_time: None,
             moves: 0,
@@ -1415,6 +1474,7 @@ impl EightRecording {
         let video_time = self.video_time(settled.since);
         let stage = self.stage.as_mut().expect("started above");
         let before_board = stage.board();
+        stage.knocked_after_hand(self.bursts.knocked(self.hands.count() > 0));
         let decisions = stage.observe(
             &Seen8 {
                 squares: &settled.squares,
@@ -1429,6 +1489,7 @@ impl EightRecording {
             if settled.occupancy == before_board {
                 // Whatever the hand did, it left the board as it was.
                 self.hands.restart();
+                self.bursts.restart();
             }
             if self.before.is_none() {
                 self.before = Some(evidence::reduce(&frame.image)?);
@@ -1446,6 +1507,7 @@ impl EightRecording {
         )?;
         if acted {
             self.hands.restart();
+            self.bursts.restart();
         }
         Ok(())
     }
@@ -1796,11 +1858,15 @@ impl Recording for EightRecording {
                     .differences(&settled.occupancy)
                     .iter()
                     .map(|&[row, col]| {
+                        let p = settled.squares[row * 8 + col];
                         format!(
-                            "{}{}{}",
+                            "{}{}{}({:.2}/{:.2}/{:.2})",
                             char::from(b'a' + col as u8),
                             8 - row,
-                            settled.occupancy.get(row, col).map_or('.', |c| c.letter())
+                            settled.occupancy.get(row, col).map_or('.', |c| c.letter()),
+                            p[0],
+                            p[1],
+                            p[2]
                         )
                     })
                     .collect::<Vec<_>>()
@@ -1820,9 +1886,11 @@ impl Recording for EightRecording {
         // accident, no player's hand: its change is a disturbance, not a move.
         if report.reach {
             self.hands.reach();
+            self.bursts.reach(frame.time);
         }
         if matches!(report.view, View::Moving { .. } | View::Covered { .. }) {
             self.hands.over(frame.time);
+            self.bursts.over(frame.time);
         }
         if let Some(settled) = &report.settled {
             self.settled(settled, frame, on_line)?;
@@ -1870,6 +1938,37 @@ impl Recording for EightRecording {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn motion_crossing_no_edge_after_a_hand_is_a_knock_and_a_second_hand_is_not() {
+        // 300221: White's hand (reaching) until 76.6 s, a knock at 77.2 s, still after.
+        let mut bursts = Bursts::default();
+        for time in [75.5, 75.6, 76.6] {
+            bursts.reach(time);
+            bursts.over(time);
+        }
+        assert!(!bursts.knocked(true), "the hand alone");
+        bursts.over(77.2);
+        assert!(bursts.knocked(true));
+        // Black's hand comes: still so until the position is acted on.
+        bursts.reach(78.7);
+        bursts.over(78.7);
+        assert!(bursts.knocked(true));
+        bursts.restart();
+        assert!(!bursts.knocked(true));
+        // A second hand soon after the first crosses the edge itself.
+        let mut blitz = Bursts::default();
+        blitz.reach(10.0);
+        blitz.over(10.0);
+        blitz.over(10.7);
+        blitz.reach(10.8);
+        blitz.over(10.8);
+        assert!(!blitz.knocked(true));
+        // Motion with no hand at all is the stage's own disturbance, no knock after one.
+        let mut alone = Bursts::default();
+        alone.over(3.0);
+        assert!(!alone.knocked(false));
+    }
 
     /// A record folder holding a game of `game` with `moves` (as the record writes them),
     /// as a recording leaves it.
