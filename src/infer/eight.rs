@@ -322,9 +322,7 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
             let (_, plain) = plain_contradicted.expect("checked above");
             Ranking::Unsure(plain, what)
         }
-        (Some((best, _, _, what)), Some((second, _, _, other)))
-            if best - second < CLEAR_MARGIN =>
-        {
+        (Some((best, _, _, what)), Some((second, _, _, other))) if best - second < CLEAR_MARGIN => {
             Ranking::Unsure(what, other)
         }
         (Some((_, _, _, what)), _) => Ranking::Clear(what),
@@ -975,6 +973,9 @@ mod tests {
             squares: &bare_f8,
             ..seen
         };
-        assert!(matches!(rank(candidates(), &seen), Ranking::Clear("Re8 Re7")));
+        assert!(matches!(
+            rank(candidates(), &seen),
+            Ranking::Clear("Re8 Re7")
+        ));
     }
 }
