@@ -161,6 +161,8 @@ pub struct Fit {
     pub contradicted: usize,
     /// Squares it fits only by a colour slip.
     pub slipped: usize,
+    /// The least probability a square gives the states allowed there (1 when none).
+    pub weakest: f32,
 }
 
 impl Expected {
@@ -233,11 +235,13 @@ impl Expected {
             log: 0.0,
             contradicted: 0,
             slipped: 0,
+            weakest: 1.0,
         };
         for (index, p) in seen.squares.iter().enumerate().take(64) {
             let (best, slipped) = self.square(index, p);
             fit.contradicted += usize::from(best < CONTRADICTED);
             fit.slipped += usize::from(slipped);
+            fit.weakest = fit.weakest.min(best);
             fit.log += best.max(FLOOR).ln();
         }
         fit
@@ -271,26 +275,69 @@ pub enum Ranking<T> {
     Unexplained,
 }
 
+/// The prior at or below which an explanation is doubtful: two moves in one sighting, a
+/// double move, the same side again. A move, nothing, a takeback or an illegal move lie
+/// above it.
+pub const DOUBTFUL_PRIOR: f32 = -2.0;
+
+/// The least probability a square contradicting a plain explanation must still give it
+/// for that explanation to stand against a doubtful one ([`rank`]): a square read against
+/// it beyond doubt is a real difference.
+pub const HALF_CONTRADICTED: f32 = 0.03;
+
 /// Ranks the candidates against the sighting: among those no square contradicts, the
 /// ones that need no colour slip if there are any.
+///
+/// A doubtful explanation that fits every square is not taken clearly over a plain one
+/// that is likelier, prior and all, though one square contradicts it: a piece of its
+/// square's colour set down reads bare (the contradiction), and the squares a second move
+/// would need read half occupied, the contradicted square still at least
+/// [`HALF_CONTRADICTED`]. On Makruk 310210 the Ruea d8-f8, f8 read bare, was
+/// recorded as the double move Re8 Re7, and every later move was off by one. The two are
+/// then unsure, the plain one first: the stage waits, then takes it with a
+/// low-confidence note.
 pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
-    let mut scored: Vec<(f32, usize, T)> = candidates
+    let fitted: Vec<(Fit, f32, T)> = candidates
         .into_iter()
         .map(|c| (c.expected.fit(seen), c.prior, c.what))
-        .filter(|(fit, _, _)| fit.contradicted == 0)
-        .map(|(fit, prior, what)| (fit.log + prior, fit.slipped, what))
         .collect();
-    if scored.iter().any(|(_, slipped, _)| *slipped == 0) {
-        scored.retain(|(_, slipped, _)| *slipped == 0);
+    let mut scored: Vec<(f32, usize, f32, T)> = Vec::new();
+    let mut plain_contradicted: Option<(f32, T)> = None;
+    for (fit, prior, what) in fitted {
+        let score = fit.log + prior;
+        if fit.contradicted == 0 {
+            scored.push((score, fit.slipped, prior, what));
+        } else if fit.contradicted == 1
+            && fit.weakest >= HALF_CONTRADICTED
+            && fit.slipped == 0
+            && prior > DOUBTFUL_PRIOR
+            && plain_contradicted
+                .as_ref()
+                .is_none_or(|(best, _)| score > *best)
+        {
+            plain_contradicted = Some((score, what));
+        }
+    }
+    if scored.iter().any(|(_, slipped, _, _)| *slipped == 0) {
+        scored.retain(|(_, slipped, _, _)| *slipped == 0);
     }
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut ranked = scored.into_iter();
     match (ranked.next(), ranked.next()) {
         (None, _) => Ranking::Unexplained,
-        (Some((best, _, what)), Some((second, _, other))) if best - second < CLEAR_MARGIN => {
+        (Some((best, _, prior, what)), _)
+            if prior <= DOUBTFUL_PRIOR
+                && plain_contradicted
+                    .as_ref()
+                    .is_some_and(|(plain, _)| *plain > best) =>
+        {
+            let (_, plain) = plain_contradicted.expect("checked above");
+            Ranking::Unsure(plain, what)
+        }
+        (Some((best, _, _, what)), Some((second, _, _, other))) if best - second < CLEAR_MARGIN => {
             Ranking::Unsure(what, other)
         }
-        (Some((_, _, what)), _) => Ranking::Clear(what),
+        (Some((_, _, _, what)), _) => Ranking::Clear(what),
     }
 }
 
@@ -896,6 +943,61 @@ mod tests {
         assert!(matches!(
             rank(candidates, &seen),
             Ranking::Unsure("empty", "piece")
+        ));
+    }
+    #[test]
+    fn a_doubtful_explanation_does_not_beat_a_likelier_move_one_square_contradicts() {
+        // A dark Ruea d8-f8 (row 0, cols 3 and 5) of its square's colour: f8 reads bare,
+        // e7 (row 1, col 4) half occupied. The double move d8-e8, e8-e7 fits every
+        // square; the move contradicts only f8, and is likelier for all that.
+        let mut before = EMPTY;
+        before[0] = "...B....";
+        let mut after = EMPTY;
+        after[0] = ".....B..";
+        let mut twice = EMPTY;
+        twice[1] = "....B...";
+        let candidates = || {
+            vec![
+                Candidate {
+                    what: "nothing",
+                    expected: Expected::of(&Occupancy::from_text_rows(&before).unwrap()),
+                    prior: 0.0,
+                },
+                Candidate {
+                    what: "Rf8",
+                    expected: Expected::of(&Occupancy::from_text_rows(&after).unwrap()),
+                    prior: 0.0,
+                },
+                Candidate {
+                    what: "Re8 Re7",
+                    expected: Expected::of(&Occupancy::from_text_rows(&twice).unwrap()),
+                    prior: -4.0,
+                },
+            ]
+        };
+        let mut squares = sure(&EMPTY);
+        squares[12] = [0.8, 0.18, 0.02];
+        squares[5] = [0.9, 0.08, 0.02];
+        let seen = Seen8 {
+            squares: &squares,
+            since: 0.0,
+            now: 0.0,
+            hand_seen: true,
+        };
+        assert!(matches!(
+            rank(candidates(), &seen),
+            Ranking::Unsure("Rf8", "Re8 Re7")
+        ));
+        // f8 read bare beyond doubt: the double move it is.
+        let mut bare_f8 = squares.clone();
+        bare_f8[5] = [0.9995, 0.0004, 0.0001];
+        let seen = Seen8 {
+            squares: &bare_f8,
+            ..seen
+        };
+        assert!(matches!(
+            rank(candidates(), &seen),
+            Ranking::Clear("Re8 Re7")
         ));
     }
 }

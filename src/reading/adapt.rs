@@ -140,6 +140,8 @@ pub struct BoardLooks {
     /// Per point: its look when last known bare — the grain, line crossing or star point
     /// of that very point.
     bare: Vec<Option<Look>>,
+    /// Per point, the group whose looks it is judged by (see [`BoardLooks::grouped`]).
+    groups: Vec<usize>,
 }
 
 /// One class's centre and spread per measure.
@@ -151,10 +153,23 @@ struct ClassLook {
 
 impl BoardLooks {
     pub fn new(size: usize) -> BoardLooks {
+        BoardLooks::grouped(size, vec![0; size * size])
+    }
+
+    /// Looks learned apart for each group of points (`groups`, one entry a point, row by
+    /// row). A checkered board's two colours of square are two groups: a piece is
+    /// measured against the bare square around it, so a dark piece on a dark square looks
+    /// bare by colour where on a light square it looks very dark, and one class learned
+    /// from both would take every piece of its square's colour for a bare square (Makruk
+    /// 310210: White's figures on the light squares read empty). A group whose pieces of
+    /// a colour have not yet stood on it is judged by the looks of all groups together.
+    pub fn grouped(size: usize, groups: Vec<usize>) -> BoardLooks {
+        assert_eq!(groups.len(), size * size, "one group a point");
         BoardLooks {
             size,
             known: vec![None; size * size],
             bare: vec![None; size * size],
+            groups,
         }
     }
 
@@ -220,16 +235,39 @@ impl BoardLooks {
         }
     }
 
-    /// The class looks, once each class has enough points.
-    fn classes(&self) -> Option<[ClassLook; 3]> {
-        let mut samples: [Vec<Look>; 3] = Default::default();
-        for (label, look) in self.known.iter().flatten() {
-            samples[class_index(*label)].push(*look);
+    /// The class looks of each group, once each class has enough points on the whole
+    /// board.
+    fn classes(&self) -> Option<Vec<[ClassLook; 3]>> {
+        let group_count = self.groups.iter().max().map_or(0, |g| g + 1);
+        let mut samples: Vec<[Vec<Look>; 3]> = vec![Default::default(); group_count];
+        let mut pooled: [Vec<Look>; 3] = Default::default();
+        for (known, &group) in self.known.iter().zip(&self.groups) {
+            if let Some((label, look)) = known {
+                samples[group][class_index(*label)].push(*look);
+                pooled[class_index(*label)].push(*look);
+            }
         }
-        if samples[0].len() < MIN_BARE || samples[1..].iter().any(|s| s.len() < MIN_STONES) {
+        let enough = |class: usize, samples: &[Look]| {
+            samples.len() >= if class == 0 { MIN_BARE } else { MIN_STONES }
+        };
+        if !(0..3).all(|k| enough(k, &pooled[k])) {
             return None;
         }
-        Some(std::array::from_fn(|k| class_look(&samples[k])))
+        let pooled: [ClassLook; 3] = std::array::from_fn(|k| class_look(&pooled[k]));
+        Some(
+            samples
+                .iter()
+                .map(|group| {
+                    std::array::from_fn(|k| {
+                        if enough(k, &group[k]) {
+                            class_look(&group[k])
+                        } else {
+                            pooled[k]
+                        }
+                    })
+                })
+                .collect(),
+        )
     }
 
     /// Empty, black, white log-likelihoods of every look, or `None` until the board has
@@ -245,7 +283,7 @@ impl BoardLooks {
                 .enumerate()
                 .map(|(i, look)| {
                     std::array::from_fn(|k| {
-                        let mut class = classes[k];
+                        let mut class = classes[self.groups[i]][k];
                         // A bare point is judged against its own bare look where known.
                         if k == 0
                             && let Some(bare) = self.bare[i]
@@ -268,13 +306,19 @@ impl BoardLooks {
         };
         // Each class's density at its own centre: how well a look that is typical of it
         // scores.
-        let typical: [f32; 3] =
-            std::array::from_fn(|k| classes[k].spread.iter().map(|s| -s.ln()).sum::<f32>());
+        let typical: Vec<[f32; 3]> = classes
+            .iter()
+            .map(|group| {
+                std::array::from_fn(|k| group[k].spread.iter().map(|s| -s.ln()).sum::<f32>())
+            })
+            .collect();
         let cells = observation
             .cells
             .iter()
             .zip(&likelihoods)
-            .map(|(cell, log_likelihood)| {
+            .zip(&self.groups)
+            .map(|((cell, log_likelihood), &group)| {
+                let typical = typical[group];
                 let (best_class, best) = (0..3)
                     .map(|k| (k, log_likelihood[k]))
                     .fold((0, f32::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
@@ -448,5 +492,86 @@ mod tests {
         board.learn(&looks, &seen, &seen);
         assert_eq!(board.known[point], Some((Some(Color::Black), looks[point])));
         assert_eq!(board.bare[point], bare);
+    }
+    /// A bare square of an 8×8 board: the third measure is the body's hue distance from
+    /// its corners.
+    const BARE_SQUARE: Look = Look {
+        lightness: 0.0,
+        chroma: 0.0,
+        lines: 0.2,
+    };
+
+    /// A checkered 6×6 board: White's pieces on the dark squares (group 1) far lighter than
+    /// their squares, those on the light squares (group 0) of their squares' colour, as
+    /// on Makruk 310210; Black's darker than their squares.
+    fn checkered_board(groups: bool) -> (BoardLooks, Vec<Look>) {
+        let size = 6;
+        let group_of = |i: usize| (i / size + i % size) % 2;
+        let mut believed = Occupancy::empty(size, size);
+        let mut looks = vec![BARE_SQUARE; size * size];
+        for (i, slot) in looks.iter_mut().enumerate() {
+            let (row, col) = (i / size, i % size);
+            let (color, value) = match (row, group_of(i)) {
+                (0, _) => (Color::Black, look(-1.2, -0.8, 1.5)),
+                (4 | 5, 1) => (Color::White, look(0.9, -1.0, 1.4)),
+                (5, _) => (Color::White, look(0.03, -0.1, 0.35)),
+                _ => continue,
+            };
+            believed.set(row, col, Some(color));
+            *slot = value;
+        }
+        let mut board = if groups {
+            BoardLooks::grouped(size, (0..size * size).map(group_of).collect())
+        } else {
+            BoardLooks::new(size)
+        };
+        board.learn(&looks, &believed, &believed);
+        (board, looks)
+    }
+
+    #[test]
+    fn a_piece_of_its_squares_colour_is_judged_by_the_looks_of_its_squares_colour() {
+        // A White figure moved to a light square the looks knew bare: its colour is the
+        // square's, only its shape told the reader it is there.
+        let point = 3 * 6 + 1;
+        let reading = CellReading::from_probabilities([0.15, 0.05, 0.8]);
+        let judged = |groups: bool| {
+            let (board, mut looks) = checkered_board(groups);
+            looks[point] = look(0.03, -0.12, 0.35);
+            let mut cells = vec![CellReading::from_probabilities([0.98, 0.01, 0.01]); 36];
+            cells[point] = reading;
+            board.sharpen(Observation { size: 6, cells }, &looks).cells[point].color
+        };
+        assert_eq!(judged(true), Some(Color::White));
+        // One class for both colours of square learns White's look from the dark squares
+        // and calls this one bare.
+        assert_eq!(judged(false), None);
+    }
+
+    #[test]
+    fn a_group_with_no_pieces_of_a_colour_yet_borrows_the_whole_boards_looks() {
+        // Only dark squares hold pieces (a Mak-hos board): a light square read as a dark
+        // piece is judged by the dark pieces' looks, as on one class.
+        let size = 4;
+        let groups: Vec<usize> = (0..16).map(|i| (i / size + i % size) % 2).collect();
+        let mut believed = Occupancy::empty(size, size);
+        let mut looks = vec![BARE; 16];
+        for (point, color, value) in [
+            (1, Color::Black, look(-1.5, -1.0, 1.0)),
+            (3, Color::Black, look(-1.4, -1.1, 1.1)),
+            (12, Color::White, look(0.8, -1.0, 1.2)),
+            (14, Color::White, look(0.7, -0.9, 1.3)),
+        ] {
+            believed.set(point / size, point % size, Some(color));
+            looks[point] = value;
+        }
+        let mut grouped = BoardLooks::grouped(size, groups);
+        let mut single = BoardLooks::new(size);
+        grouped.learn(&looks, &believed, &believed);
+        single.learn(&looks, &believed, &believed);
+        let point = 2 * size + 2;
+        looks[point] = look(-1.45, -1.0, 1.05);
+        let ll = |board: &BoardLooks| board.log_likelihoods(&looks).expect("learned")[point];
+        assert_eq!(ll(&grouped), ll(&single));
     }
 }

@@ -453,7 +453,7 @@ impl EightTracker {
         }
         // The looks are kept per square of the picture: a board found again stands
         // elsewhere in it.
-        self.looks = BoardLooks::new(SQUARES);
+        self.looks = looks_for(lock.board.surface);
         self.lock = Some(lock);
         Ok(true)
     }
@@ -542,6 +542,20 @@ const FOLLOW_MATCH: f64 = 0.7;
 const MIN_FOLLOWED_CORNERS: usize = 27;
 /// Pixels a found corner may lie from the homography the corners agree on.
 const FOLLOW_TOLERANCE: f64 = 2.0;
+
+/// Fresh looks for a board of this surface: on a checkered board each colour of square
+/// learns its own (image order, in which a square's colour does not depend on the turn).
+fn looks_for(surface: Surface) -> BoardLooks {
+    match surface {
+        Surface::Checkered => BoardLooks::grouped(
+            SQUARES,
+            (0..SQUARES * SQUARES)
+                .map(|i| (i / SQUARES + i % SQUARES) % 2)
+                .collect(),
+        ),
+        Surface::Grid => BoardLooks::new(SQUARES),
+    }
+}
 
 fn gray_of(image: &Mat) -> opencv::Result<Mat> {
     if image.channels() == 1 {
