@@ -95,16 +95,17 @@ const LINES_SHARE: f64 = 0.1;
 /// Radius of the inner disc, in cells: well inside a stone even on a blurred,
 /// low-resolution view, where a wider disc's darkest pixels are the stone's own rim.
 const LINES_RADIUS: f64 = 0.2;
-/// How far the inner disc follows a stone's body away from its point, in cells: the
-/// lines cross at the point itself, and at the board's far edge they run on one side of
-/// it only, so a disc moved further than its radius leaves them (development 100315:
+/// How far the inner disc may follow a stone's body beyond the board's edge, in cells:
+/// the lines cross at the point itself, and on an edge point they do not go on outwards,
+/// so a disc moved outwards further than its radius leaves them (development 100315:
 /// after a camera bump the far edge row's shift grew from 0.17 to 0.22 of a cell, its bare
 /// points lost their lines and were read as white stones for the rest of the game). Half
-/// the radius keeps the crossing well inside the disc, and the disc inside the stone.
+/// the radius keeps the crossing well inside the disc. Inside the board a line runs on
+/// through the point, and the disc follows the body as far as it goes.
 const LINES_FOLLOW: f64 = 0.5 * LINES_RADIUS;
 
 /// For every point (row by row), `plane` on the point (moved by `shifts`, in cells; the
-/// inner disc less far, [`lines_shift`]) and on the bare wood right around it.
+/// inner disc less far outwards on the edges, [`lines_shift`]) and on the bare wood right around it.
 pub(super) fn against_wood(
     plane: &Plane,
     size: usize,
@@ -155,7 +156,7 @@ pub(super) fn against_wood(
                 (row as f64 + 1.0 + shift[1]) * cell,
             );
             let point = plane.disc_median(x, y, POINT_RADIUS * cell);
-            let [dx, dy] = lines_shift(shift);
+            let [dx, dy] = lines_shift(shift, [row, col], size);
             let [low] = plane.disc_quantiles(
                 (col as f64 + 1.0 + dx) * cell,
                 (row as f64 + 1.0 + dy) * cell,
@@ -172,15 +173,20 @@ pub(super) fn against_wood(
     measured
 }
 
-/// Where the inner disc of a point whose stone's body is `shift` (cells) away is taken:
-/// towards the body, but no further than [`LINES_FOLLOW`].
-fn lines_shift(shift: [f64; 2]) -> [f64; 2] {
-    let length = shift[0].hypot(shift[1]);
-    if length <= LINES_FOLLOW {
-        shift
-    } else {
-        shift.map(|d| d / length * LINES_FOLLOW)
-    }
+/// Where the inner disc of point (`row`, `col`) of a `size`-line board is taken when its
+/// stone's body is `shift` (cells, x then y) away: towards the body, but no further than
+/// [`LINES_FOLLOW`] beyond an edge line the point lies on.
+fn lines_shift(shift: [f64; 2], [row, col]: [usize; 2], size: usize) -> [f64; 2] {
+    let last = size - 1;
+    let outwards = |d: f64, at: usize| (at == 0 && d < 0.0) || (at == last && d > 0.0);
+    let clamp = |d: f64, at: usize| {
+        if outwards(d, at) {
+            d.clamp(-LINES_FOLLOW, LINES_FOLLOW)
+        } else {
+            d
+        }
+    };
+    [clamp(shift[0], col), clamp(shift[1], row)]
 }
 
 /// Empty, black, white probabilities of a point whose median lightness is `point` on a
@@ -471,10 +477,12 @@ mod tests {
                 "col {col}: edge {edge:?}, inner {inner:?}"
             );
         }
-        // Short shifts are followed in full, long ones only part of the way.
-        assert_eq!(lines_shift([0.05, -0.05]), [0.05, -0.05]);
-        let [dx, dy] = lines_shift([0.0, -0.3]);
-        assert!(dx.abs() < 1e-12 && (dy + LINES_FOLLOW).abs() < 1e-12);
+        // Inside the board, or inwards from an edge, the disc follows the body in full;
+        // outwards beyond an edge only part of the way.
+        assert_eq!(lines_shift([0.1, -0.3], [4, 4], 9), [0.1, -0.3]);
+        assert_eq!(lines_shift([0.3, 0.3], [0, 0], 9), [0.3, 0.3]);
+        assert_eq!(lines_shift([0.05, -0.3], [0, 4], 9), [0.05, -LINES_FOLLOW]);
+        assert_eq!(lines_shift([0.3, -0.05], [2, 8], 9), [LINES_FOLLOW, -0.05]);
     }
 
     #[test]
