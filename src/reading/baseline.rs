@@ -95,9 +95,17 @@ const LINES_SHARE: f64 = 0.1;
 /// Radius of the inner disc, in cells: well inside a stone even on a blurred,
 /// low-resolution view, where a wider disc's darkest pixels are the stone's own rim.
 const LINES_RADIUS: f64 = 0.2;
+/// How far the inner disc may follow a stone's body beyond the board's edge, in cells:
+/// the lines cross at the point itself, and on an edge point they do not go on outwards,
+/// so a disc moved outwards further than its radius leaves them (development 100315:
+/// after a camera bump the far edge row's shift grew from 0.17 to 0.22 of a cell, its bare
+/// points lost their lines and were read as white stones for the rest of the game). Half
+/// the radius keeps the crossing well inside the disc. Inside the board a line runs on
+/// through the point, and the disc follows the body as far as it goes.
+const LINES_FOLLOW: f64 = 0.5 * LINES_RADIUS;
 
-/// For every point (row by row), `plane` on the point (moved by `shifts`, in cells) and
-/// on the bare wood right around it.
+/// For every point (row by row), `plane` on the point (moved by `shifts`, in cells; the
+/// inner disc less far outwards on the edges, [`lines_shift`]) and on the bare wood right around it.
 pub(super) fn against_wood(
     plane: &Plane,
     size: usize,
@@ -148,7 +156,13 @@ pub(super) fn against_wood(
                 (row as f64 + 1.0 + shift[1]) * cell,
             );
             let point = plane.disc_median(x, y, POINT_RADIUS * cell);
-            let [low] = plane.disc_quantiles(x, y, LINES_RADIUS * cell, [LINES_SHARE]);
+            let [dx, dy] = lines_shift(shift, [row, col], size);
+            let [low] = plane.disc_quantiles(
+                (col as f64 + 1.0 + dx) * cell,
+                (row as f64 + 1.0 + dy) * cell,
+                LINES_RADIUS * cell,
+                [LINES_SHARE],
+            );
             measured.push(AgainstWood {
                 point,
                 low,
@@ -157,6 +171,22 @@ pub(super) fn against_wood(
         }
     }
     measured
+}
+
+/// Where the inner disc of point (`row`, `col`) of a `size`-line board is taken when its
+/// stone's body is `shift` (cells, x then y) away: towards the body, but no further than
+/// [`LINES_FOLLOW`] beyond an edge line the point lies on.
+fn lines_shift(shift: [f64; 2], [row, col]: [usize; 2], size: usize) -> [f64; 2] {
+    let last = size - 1;
+    let outwards = |d: f64, at: usize| (at == 0 && d < 0.0) || (at == last && d > 0.0);
+    let clamp = |d: f64, at: usize| {
+        if outwards(d, at) {
+            d.clamp(-LINES_FOLLOW, LINES_FOLLOW)
+        } else {
+            d
+        }
+    };
+    [clamp(shift[0], col), clamp(shift[1], row)]
 }
 
 /// Empty, black, white probabilities of a point whose median lightness is `point` on a
@@ -428,6 +458,31 @@ mod tests {
             &draw_board([170.0, 190.0, 200.0], 1.0, 0.9, &stones()),
             "pale board",
         );
+    }
+
+    #[test]
+    fn the_far_edge_keeps_its_lines_when_the_stone_body_shifts_beyond_the_inner_disc() {
+        // A bare board seen obliquely: every stone's body would stand 0.25 of a cell
+        // towards the far (top) edge, more than the inner disc's radius.
+        let board = draw_board([110.0, 180.0, 220.0], 1.0, 1.0, &[]);
+        let shifts = vec![[0.0, -0.25]; 81];
+        let measured = lightness_against_wood(&board, 9, 32, &shifts).unwrap();
+        for col in 1..8 {
+            let (edge, inner) = (&measured[col], &measured[4 * 9 + col]);
+            // The top edge's lines run only below and beside its points, yet they must
+            // show as darkly as an inner point's: a bare point without lines looks like
+            // a stone to the board's looks.
+            assert!(
+                edge.low < 0.6 * edge.wood && edge.low < inner.low + 0.2 * inner.wood,
+                "col {col}: edge {edge:?}, inner {inner:?}"
+            );
+        }
+        // Inside the board, or inwards from an edge, the disc follows the body in full;
+        // outwards beyond an edge only part of the way.
+        assert_eq!(lines_shift([0.1, -0.3], [4, 4], 9), [0.1, -0.3]);
+        assert_eq!(lines_shift([0.3, 0.3], [0, 0], 9), [0.3, 0.3]);
+        assert_eq!(lines_shift([0.05, -0.3], [0, 4], 9), [0.05, -LINES_FOLLOW]);
+        assert_eq!(lines_shift([0.3, -0.05], [2, 8], 9), [LINES_FOLLOW, -0.05]);
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod movetext;
 pub mod pdn_view;
 pub mod pgn_view;
 mod sgf_view;
+mod unexplained;
 
 pub use actions::{Action, ActionRequest, Corrections, apply_action, point_from_sgf};
 
@@ -40,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Instant;
+use unexplained::Unexplained;
 
 /// Analyses per second of source time: a hand is over the board for a second or more, and
 /// ten looks a second commit a move within a few tenths of a second of the hand leaving.
@@ -815,6 +817,8 @@ struct Session {
     now: f64,
     /// Who takes the action being written, named in each of its events.
     acting: Option<String>,
+    /// Points the settled views have read otherwise than the position acted on.
+    unexplained: Unexplained,
     on_event: Option<EventHook>,
 }
 
@@ -865,6 +869,7 @@ impl Session {
             closed_flags: BTreeSet::new(),
             now: 0.0,
             acting: None,
+            unexplained: Unexplained::default(),
             on_event: None,
         };
         if options.resume {
@@ -1246,6 +1251,18 @@ impl Session {
         tracker: &Tracker,
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
+        self.act_on(settled, frame, tracker, on_line)?;
+        self.report_unexplained(settled, frame, tracker, on_line)
+    }
+
+    /// Hands a settled position to the rules stage and writes what it decided.
+    fn act_on(
+        &mut self,
+        settled: &Settled,
+        frame: &Frame,
+        tracker: &Tracker,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
         if !self.joined_checked {
             self.joined_checked = true;
             self.join_game_in_progress(settled, frame, tracker, on_line)?;
@@ -1320,6 +1337,71 @@ impl Session {
         )?;
         self.hands.restart();
         Ok(())
+    }
+
+    /// Says when points have read otherwise than the position acted on, through every
+    /// settled view for a while, with nothing decided about them: a note with the frame,
+    /// the points marked, rather than silence until the board stands still long enough
+    /// for the rules stage to flag it (or never).
+    fn report_unexplained(
+        &mut self,
+        settled: &Settled,
+        frame: &Frame,
+        tracker: &Tracker,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        let Some(inference) = self.inference.as_ref() else {
+            return Ok(());
+        };
+        let acted = inference.board();
+        let Some((points, began)) = self
+            .unexplained
+            .observe(acted, &settled.occupancy, frame.time)
+        else {
+            return Ok(());
+        };
+        let reads: Vec<String> = points
+            .iter()
+            .map(|&[row, col]| {
+                format!(
+                    "{} {} ({})",
+                    Point::new(row as u8, col as u8).to_sgf(),
+                    settled.occupancy.get(row, col).map_or("bare", color_name),
+                    acted.get(row, col).map_or("bare", color_name)
+                )
+            })
+            .collect();
+        let message = format!(
+            "{} point(s) have read otherwise than the recorded position for {:.1} s, and no \
+             move explains it: {} (as read, recorded in brackets); check the board and the \
+             camera",
+            points.len(),
+            frame.time - began,
+            reads.join(", ")
+        );
+        on_line(&message);
+        let (small, factor) = evidence::reduce(&frame.image)?;
+        let marks: Vec<([usize; 2], Mark)> = points.iter().map(|&p| (p, Mark::Flagged)).collect();
+        let bytes = evidence::annotate(
+            &small,
+            factor,
+            tracker.geometry().as_ref(),
+            &marks,
+            &format!("unexplained: {message}"),
+        )?;
+        let name = format!("{:06}-board.jpg", self.log.next_seq());
+        let mut event = Event::new(Kind::Note)
+            .with_points(points.iter().copied())
+            .with_confidence(f64::from(settled.confidence_at(&points)))
+            .with_detail("note", "unexplained-reading")
+            .with_detail("message", message.as_str())
+            .with_detail("since", began)
+            .with_evidence(self.log.write_evidence(&name, &bytes)?);
+        event.video_time = self.video_time(frame.time);
+        self.sgf.add_comment(&format!("UNEXPLAINED: {message}"));
+        self.last_line = message;
+        self.append(event)?;
+        self.write_sgf()
     }
 
     /// Writes one decision: its evidence pair, then its events, then the SGF.
