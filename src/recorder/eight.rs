@@ -154,14 +154,14 @@ fn record_comment(
     }
 }
 
-/// The game's rules stage and the record it keeps.
+/// The game's rules stage and the record it keeps. The inferences are boxed: each is
+/// several times the size of its record view, and they differ in size.
 enum Stage8 {
     Makhos {
-        inference: MakhosInference,
+        inference: Box<MakhosInference>,
         view: PdnView,
     },
     Makruk {
-        // Boxed: a Makruk position with its move list is several times a Mak-hos one.
         inference: Box<MakrukInference>,
         view: PgnView,
     },
@@ -170,7 +170,7 @@ enum Stage8 {
 impl Stage8 {
     fn makhos(start: makhos::Position, options: InferOptions) -> Stage8 {
         Stage8::Makhos {
-            inference: MakhosInference::new(start, options),
+            inference: Box::new(MakhosInference::new(start, options)),
             view: PdnView::new(start),
         }
     }
@@ -889,7 +889,7 @@ impl EightRecording {
                     inference.replay_illegal(from, to, &captured, at);
                 }
                 Stage8::Makhos {
-                    inference: inference.with_next_flag_id(next_flag_id),
+                    inference: Box::new(inference.with_next_flag_id(next_flag_id)),
                     view,
                 }
             }
