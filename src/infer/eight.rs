@@ -637,6 +637,29 @@ impl<K: Copy> Differences<K> {
         expected
     }
 
+    /// The sighting read as a change of the board: each known difference still showing
+    /// as it did counts as the square the rules expect, and so does a piece read as the
+    /// other side's where the colour slip forgives it (no change of the board).
+    pub fn reading_against(&self, seen: &Seen8, rules: &Occupancy) -> Occupancy {
+        let mut read = seen.read();
+        for (&(row, col), d) in &self.squares {
+            if read.get(row, col) == d.shown {
+                read.set(row, col, d.expected);
+            }
+        }
+        let unchanged = self.expect(rules, Some(rules));
+        for (index, p) in seen.squares.iter().enumerate().take(64) {
+            let (row, col) = (index / 8, index % 8);
+            if let (Some(own), Some(shown)) = (rules.get(row, col), read.get(row, col))
+                && own != shown
+                && unchanged.fits(index, p)
+            {
+                read.set(row, col, Some(own));
+            }
+        }
+        read
+    }
+
     /// Lets every known difference still show as it did, or be put right.
     pub fn allow_in(&self, expected: &mut Expected) {
         for (&(row, col), d) in &self.squares {

@@ -850,24 +850,7 @@ impl MakhosInference {
     /// A change no explanation fits, standing long enough to be believed.
     fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
         let rules = self.position.occupancy();
-        // Known differences still showing are not new.
-        let mut read = seen.read();
-        for (&(row, col), d) in &self.differences.squares {
-            if read.get(row, col) == d.shown {
-                read.set(row, col, d.expected);
-            }
-        }
-        let unchanged = self.differences.expect(&rules, Some(&rules));
-        for (index, p) in seen.squares.iter().enumerate().take(64) {
-            let (row, col) = (index / 8, index % 8);
-            if let (Some(own), Some(shown)) = (rules.get(row, col), read.get(row, col))
-                && own != shown
-                && unchanged.fits(index, p)
-            {
-                // A man read as the other side's is no change of the board.
-                read.set(row, col, Some(own));
-            }
-        }
+        let mut read = self.differences.reading_against(seen, &rules);
         self.forgive_vacated(seen, &mut read);
         let (changed, appeared, vanished) = changes(&rules, &read);
         if changed.is_empty() {

@@ -523,23 +523,7 @@ impl MakrukInference {
 
     fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
         let rules = self.position.occupancy();
-        let mut read = seen.read();
-        for (&(row, col), d) in &self.differences.squares {
-            if read.get(row, col) == d.shown {
-                read.set(row, col, d.expected);
-            }
-        }
-        let unchanged = self.differences.expect(&rules, Some(&rules));
-        for (index, p) in seen.squares.iter().enumerate().take(64) {
-            let (row, col) = (index / 8, index % 8);
-            if let (Some(own), Some(shown)) = (rules.get(row, col), read.get(row, col))
-                && own != shown
-                && unchanged.fits(index, p)
-            {
-                // A figure read as the other side's is no change of the board.
-                read.set(row, col, Some(own));
-            }
-        }
+        let read = self.differences.reading_against(seen, &rules);
         let (changed, appeared, vanished) = changes(&rules, &read);
         if changed.is_empty() {
             self.resolve(seen, outcomes);
