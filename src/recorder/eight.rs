@@ -1145,16 +1145,14 @@ impl EightRecording {
             .with_detail("message", message);
         event.video_time = self.video_time(frame.time);
         if let Some(marks) = marks {
-            let (small, factor) = evidence::reduce(&frame.image)?;
-            let bytes = evidence::annotate(
-                &small,
-                factor,
+            event = event.with_evidence(evidence::write_frame(
+                &self.log,
+                &frame.image,
                 self.tracker.geometry().as_ref(),
                 marks,
                 message,
-            )?;
-            let name = format!("{:06}-{note}.jpg", self.log.next_seq());
-            event = event.with_evidence(self.log.write_evidence(&name, &bytes)?);
+                note,
+            )?);
         }
         Ok(event)
     }

@@ -107,6 +107,22 @@ fn annotate_at(
     Ok(bytes.to_vec())
 }
 
+/// Writes one frame into the record's `evidence/`, reduced and annotated as [`annotate`]
+/// does, named by the seq of the event that will cite it and `label`
+/// (`000012-board.jpg`); returns it as the event cites it.
+pub fn write_frame(
+    log: &EventLog,
+    image: &Mat,
+    geometry: Option<&BoardGeometry>,
+    marks: &[([usize; 2], Mark)],
+    caption: &str,
+    label: &str,
+) -> Result<Evidence, RecorderError> {
+    let (small, factor) = reduce(image)?;
+    let bytes = annotate(&small, factor, geometry, marks, caption)?;
+    Ok(log.write_evidence(&format!("{:06}-{label}.jpg", log.next_seq()), &bytes)?)
+}
+
 /// Writes the annotated pair of one 8×8 decision into the record's `evidence/`: the
 /// frame before it (when there is one) and the frame after, named by the seq of the
 /// decision's first event; returns them as the events cite them. `corners` is the lattice

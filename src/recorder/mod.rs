@@ -1224,11 +1224,14 @@ impl Session {
             event,
             TrackEvent::Found { .. } | TrackEvent::Relocated { .. }
         ) {
-            let (small, factor) = evidence::reduce(&frame.image)?;
-            let bytes =
-                evidence::annotate(&small, factor, tracker.geometry().as_ref(), &[], &message)?;
-            let name = format!("{:06}-board.jpg", self.log.next_seq());
-            record = record.with_evidence(self.log.write_evidence(&name, &bytes)?);
+            record = record.with_evidence(evidence::write_frame(
+                &self.log,
+                &frame.image,
+                tracker.geometry().as_ref(),
+                &[],
+                &message,
+                "board",
+            )?);
         }
         self.append(record)?;
         Ok(())
@@ -1380,23 +1383,22 @@ impl Session {
             reads.join(", ")
         );
         on_line(&message);
-        let (small, factor) = evidence::reduce(&frame.image)?;
         let marks: Vec<([usize; 2], Mark)> = points.iter().map(|&p| (p, Mark::Flagged)).collect();
-        let bytes = evidence::annotate(
-            &small,
-            factor,
+        let frame_evidence = evidence::write_frame(
+            &self.log,
+            &frame.image,
             tracker.geometry().as_ref(),
             &marks,
             &format!("unexplained: {message}"),
+            "board",
         )?;
-        let name = format!("{:06}-board.jpg", self.log.next_seq());
         let mut event = Event::new(Kind::Note)
             .with_points(points.iter().copied())
             .with_confidence(f64::from(settled.confidence_at(&points)))
             .with_detail("note", "unexplained-reading")
             .with_detail("message", message.as_str())
             .with_detail("since", began)
-            .with_evidence(self.log.write_evidence(&name, &bytes)?);
+            .with_evidence(frame_evidence);
         event.video_time = self.video_time(frame.time);
         self.sgf.add_comment(&format!("UNEXPLAINED: {message}"));
         self.last_line = message;
