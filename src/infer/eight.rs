@@ -610,8 +610,8 @@ pub struct Differences<K> {
     /// The share of a [`ColourSlip`], for a game whose square reader makes them: a square
     /// that slips is no difference.
     pub colour_slip: Option<f32>,
-    /// The squares the slip is forgiven on (bit `row * 8 + col`), when not every square.
-    pub slip_squares: Option<u64>,
+    /// The squares the slip is forgiven on (bit `row * 8 + col`); every square by default.
+    pub slip_squares: u64,
 }
 
 impl<K: Copy> Default for Differences<K> {
@@ -619,7 +619,7 @@ impl<K: Copy> Default for Differences<K> {
         Differences {
             squares: BTreeMap::new(),
             colour_slip: None,
-            slip_squares: None,
+            slip_squares: u64::MAX,
         }
     }
 }
@@ -630,7 +630,7 @@ impl<K: Copy> Differences<K> {
     pub fn expect(&self, occupancy: &Occupancy, slips_over: Option<&Occupancy>) -> Expected {
         let mut expected = Expected::of(occupancy);
         if let (Some(share), Some(rules)) = (self.colour_slip, slips_over) {
-            let slip = ColourSlip::over(share, rules).only(self.slip_squares.unwrap_or(u64::MAX));
+            let slip = ColourSlip::over(share, rules).only(self.slip_squares);
             expected = expected.with_slip(slip);
         }
         self.allow_in(&mut expected);

@@ -279,7 +279,7 @@ impl MakhosInference {
             position,
             differences: Differences {
                 colour_slip: Some(COLOUR_SLIP),
-                slip_squares: Some(0),
+                slip_squares: 0,
                 ..Differences::default()
             },
             history: Vec::new(),
@@ -389,7 +389,7 @@ impl MakhosInference {
     /// must stand longer before it is believed (call again with a later `now`).
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
         if !seen.hand_seen && seen.squares.len() >= 64 {
-            let mut doubted = self.differences.slip_squares.unwrap_or(0);
+            let mut doubted = self.differences.slip_squares;
             let pieces = [Color::White, Color::Black]
                 .into_iter()
                 .flat_map(|color| self.position.pieces(color));
@@ -401,7 +401,7 @@ impl MakhosInference {
                     doubted |= 1 << (row * 8 + col);
                 }
             }
-            self.differences.slip_squares = Some(doubted);
+            self.differences.slip_squares = doubted;
         }
         super::eight::observe(self, seen)
     }
@@ -733,10 +733,8 @@ impl MakhosInference {
         });
         self.position = after;
         // A man who moved, or was taken, is doubted afresh where he stands now.
-        if let Some(doubted) = self.differences.slip_squares.as_mut() {
-            for [row, col] in before.occupancy().differences(&after.occupancy()) {
-                *doubted &= !(1u64 << (row * 8 + col));
-            }
+        for [row, col] in before.occupancy().differences(&after.occupancy()) {
+            self.differences.slip_squares &= !(1u64 << (row * 8 + col));
         }
         let number = self.history.len();
         let illegal = matches!(played, Played::Illegal { .. });
