@@ -795,8 +795,7 @@ impl MakhosInference {
                 outcomes,
             );
         }
-        let mut read = seen.read();
-        self.forgive_vacated(seen, &mut read);
+        self.forgive_vacated(seen, &seen.read());
         self.count_draws(man_moved || !captured.is_empty(), number, outcomes);
         if self.position.legal_moves().is_empty() {
             outcomes.push(Outcome::GameOver {
@@ -849,7 +848,9 @@ impl MakhosInference {
     fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
         let rules = self.position.occupancy();
         let mut read = self.differences.reading_against(seen, &rules);
-        self.forgive_vacated(seen, &mut read);
+        if let Some((row, col)) = self.forgive_vacated(seen, &read) {
+            read.set(row, col, None);
+        }
         let (changed, appeared, vanished) = changes(&rules, &read);
         if changed.is_empty() {
             self.resolve(seen, outcomes);
@@ -916,11 +917,9 @@ impl MakhosInference {
     /// far corner squares of White's home row, bare for the first time, read 0.99 dark as
     /// soon as their men left (4-8, 2-7), each flagged `added`. The square is remembered
     /// as misread, so the board stands as the rules say and nothing is flagged; it is
-    /// forgotten once it reads bare.
-    fn forgive_vacated(&mut self, seen: &Seen8, read: &mut Occupancy) {
-        let Some(last) = self.history.last() else {
-            return;
-        };
+    /// forgotten once it reads bare. Returns the square when it was forgiven now.
+    fn forgive_vacated(&mut self, seen: &Seen8, read: &Occupancy) -> Option<(usize, usize)> {
+        let last = self.history.last()?;
         let from = match last.played {
             Played::Rules(mv) => mv.from(),
             Played::Illegal { from, .. } => from,
@@ -931,7 +930,7 @@ impl MakhosInference {
             || read.get(row, col) != Some(last.color.opponent())
             || self.differences.squares.contains_key(&(row, col))
         {
-            return;
+            return None;
         }
         self.differences.squares.insert(
             (row, col),
@@ -943,7 +942,7 @@ impl MakhosInference {
                 misread: true,
             },
         );
-        read.set(row, col, None);
+        Some((row, col))
     }
 
     /// One piece of the side to move went from one dark square to another (enemy pieces
