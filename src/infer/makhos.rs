@@ -467,7 +467,15 @@ impl MakhosInference {
             }
             let mut again = after;
             again.set_turn(current.turn());
-            for second in again.legal_moves() {
+            // The same man moving on in the same sighting is one hand's doing: a man set
+            // down on a square it cannot reach, perhaps to be moved on (a takeback),
+            // not two moves. On Mak-hos 300244 and 300248 a man set down two rows on was
+            // read as a double move, and the takeback it became went unflagged.
+            for second in again
+                .legal_moves()
+                .into_iter()
+                .filter(|s| s.from() != mv.to())
+            {
                 let mut twice = again.play(&second);
                 twice.set_turn(current.turn().opponent());
                 out.push(Candidate {
@@ -1238,6 +1246,41 @@ mod tests {
         };
         assert_eq!(flag.rules[0].to_string(), "HOS 3.4");
         assert_eq!(flag.penalties, [Penalty::Warning]);
+    }
+
+    #[test]
+    fn hos_3_2_a_man_set_down_two_squares_on_then_moved_back_is_a_takeback_not_a_double_move() {
+        let start = Position::start(Men::Eight, Color::White);
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        let (first, second) = start
+            .legal_moves()
+            .into_iter()
+            .find_map(|first| {
+                let mut again = start.play(&first);
+                again.set_turn(Color::White);
+                again
+                    .legal_moves()
+                    .into_iter()
+                    .find(|second| second.from() == first.to() && !second.is_capture())
+                    .map(|second| (first, second))
+            })
+            .expect("a man with two free steps ahead");
+        let mut again = start.play(&first);
+        again.set_turn(Color::White);
+        let set_down = again.play(&second).occupancy();
+        let out = game.observe(&look(&sure(&set_down), 1.0, 1.3, true));
+        assert!(
+            out.is_empty(),
+            "waits on a man set down out of reach: {out:?}"
+        );
+        let out = game.observe(&look(
+            &sure(&start.play(&first).occupancy()),
+            2.0,
+            2.3,
+            true,
+        ));
+        assert_eq!(moves(&out), [first.to_string()]);
+        assert_eq!(flags(&out), [HosFlag::Takeback]);
     }
 
     #[test]
