@@ -269,7 +269,9 @@ impl BoardLooks {
             samples.len() >= if class == 0 { MIN_BARE } else { MIN_STONES }
         };
         let white_known = enough(2, &pooled[2]);
-        if !(enough(0, &pooled[0]) && enough(1, &pooled[1]) && (white_known || self.white_hides_lines))
+        if !(enough(0, &pooled[0])
+            && enough(1, &pooled[1])
+            && (white_known || self.white_hides_lines))
         {
             return None;
         }
@@ -523,6 +525,74 @@ mod tests {
         let cells = vec![CellReading::from_probabilities([0.2, 0.5, 0.3]); 25];
         let observation = Observation { size, cells };
         assert_eq!(board.sharpen(observation.clone(), &looks), observation);
+    }
+
+    /// A 5×5 Go board's looks after Black's first stone, as measured on development 100332
+    /// (a pale board under a dim lamp): bare points with their lines, one black stone, no
+    /// white stone recorded yet.
+    fn first_black(board: BoardLooks) -> (BoardLooks, Vec<Look>) {
+        let size = 5;
+        let mut believed = Occupancy::empty(size, size);
+        let mut looks: Vec<Look> = (0..size * size)
+            .map(|i| {
+                look(
+                    -0.06 - 0.01 * (i % 4) as f32,
+                    -0.2,
+                    -1.2 + 0.03 * (i % 3) as f32,
+                )
+            })
+            .collect();
+        believed.set(2, 2, Some(Color::Black));
+        looks[2 * size + 2] = look(-2.15, -1.1, -2.3);
+        let mut board = board;
+        board.learn(&looks, &believed, &believed);
+        (board, looks)
+    }
+
+    #[test]
+    fn a_first_white_stone_as_light_as_the_wood_is_read_by_the_lines_it_hides() {
+        // White's first stone on 100332: the wood's lightness, a little more coloured than
+        // the wood, but no lines. Both readers called it bare.
+        let point = 5 + 3;
+        let stone = look(0.024, 0.18, -0.024);
+        let reader = CellReading::from_probabilities([0.9958, 0.0013, 0.0029]);
+        let judged = |board: BoardLooks| {
+            let (board, mut looks) = first_black(board);
+            looks[point] = stone;
+            let mut cells = vec![CellReading::from_probabilities([0.999, 0.0005, 0.0005]); 25];
+            cells[point] = reader;
+            cells[2 * 5 + 2] = CellReading::from_probabilities([0.001, 0.998, 0.001]);
+            let sharpened = board.sharpen(Observation { size: 5, cells }, &looks);
+            let bare_stay_bare = (0..25)
+                .filter(|&i| i != point && i != 2 * 5 + 2)
+                .all(|i| sharpened.cells[i].color.is_none());
+            assert!(bare_stay_bare, "{sharpened:?}");
+            assert_eq!(sharpened.cells[2 * 5 + 2].color, Some(Color::Black));
+            sharpened.cells[point].color
+        };
+        assert_eq!(judged(BoardLooks::go(5)), Some(Color::White));
+        // Looks that wait for a recorded white stone (an 8×8 board's, whose third
+        // measure is not the lines) leave it to the reader.
+        assert_eq!(judged(BoardLooks::new(5)), None);
+    }
+
+    #[test]
+    fn a_recorded_white_stone_replaces_the_go_boards_expectation() {
+        let (mut board, mut looks) = first_black(BoardLooks::go(5));
+        let expected = board.classes().expect("bare and black known")[0][2];
+        let mut believed = Occupancy::empty(5, 5);
+        believed.set(2, 2, Some(Color::Black));
+        believed.set(0, 0, Some(Color::White));
+        looks[0] = look(0.4, -1.5, 0.3);
+        board.learn(&looks, &believed, &believed);
+        let learned = board.classes().expect("every class known")[0][2];
+        assert_eq!(learned.centre, [0.4, -1.5, 0.3]);
+        assert_ne!(learned.centre, expected.centre);
+        // Before any black stone nothing is known, Go board or not.
+        let empty = Occupancy::empty(5, 5);
+        let mut bare = BoardLooks::go(5);
+        bare.learn(&vec![BARE; 25], &empty, &empty);
+        assert!(bare.classes().is_none());
     }
 
     #[test]
