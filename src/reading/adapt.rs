@@ -275,14 +275,14 @@ impl BoardLooks {
         {
             return None;
         }
-        let [bare, black] = [0, 1].map(|k| class_look(&pooled[k]));
+        let black = class_look(&pooled[1]);
         let pooled = [
-            bare,
+            class_look(&pooled[0]),
             black,
             if white_known {
                 class_look(&pooled[2])
             } else {
-                white_before_any(bare, black)
+                white_before_any(black)
             },
         ];
         Some(
@@ -374,23 +374,21 @@ impl BoardLooks {
     }
 }
 
-/// How far the middle of a stone of unknown look is taken to be from the wood's lightness,
-/// and from its own darkest tenth where the lines would be, in the natural logarithm
-/// (the spreads of [`white_before_any`]): a white stone in a bowl's shadow measured
-/// −0.11 against the wood on the renders, a lit one +0.3, a stone's shaded rim a little
-/// below its middle.
+/// The spreads of [`white_before_any`], per measure: a white stone in a bowl's shadow
+/// measured −0.11 against the wood on the renders, a lit one +0.2 to +0.3; its colour is
+/// known only loosely.
 const UNSEEN_WHITE_SPREAD: [f32; MEASURES] = [0.3, 1.0, 0.3];
 /// A stone's darkest tenth below its middle (its shaded rim), in the natural logarithm.
 const STONE_RIM: f32 = 0.1;
 
-/// The look a white stone is expected to have on a Go board where none has stood yet:
-/// as light as the bare wood, greyer like the black stones (loosely: a grey board's
-/// stones are not), and without the lines a bare point shows, its darkest tenth close to
-/// its middle.
-fn white_before_any(bare: ClassLook, black: ClassLook) -> ClassLook {
-    let lightness = bare.centre[0];
+/// The look a white stone is expected to have on a Go board where none has stood yet: as
+/// light as the wood around it (not as the bare points, whose discs hold the lines:
+/// −0.4 on a blurred 19×19 at 640×480, development 100321), greyer like the black
+/// stones (loosely: a grey board's stones are not), and without the lines a bare point
+/// shows, its darkest tenth close to its middle.
+fn white_before_any(black: ClassLook) -> ClassLook {
     ClassLook {
-        centre: [lightness, black.centre[1], lightness - STONE_RIM],
+        centre: [0.0, black.centre[1], -STONE_RIM],
         spread: UNSEEN_WHITE_SPREAD,
     }
 }
@@ -527,58 +525,100 @@ mod tests {
         assert_eq!(board.sharpen(observation.clone(), &looks), observation);
     }
 
-    /// A 5×5 Go board's looks after Black's first stone, as measured on development 100332
-    /// (a pale board under a dim lamp): bare points with their lines, one black stone, no
-    /// white stone recorded yet.
-    fn first_black(board: BoardLooks) -> (BoardLooks, Vec<Look>) {
+    /// A 5×5 Go board's looks after Black's first stone: bare points about `bare` (with
+    /// their lines), one black stone, no white stone recorded yet.
+    fn first_black(board: BoardLooks, bare: Look, black: Look) -> (BoardLooks, Vec<Look>) {
         let size = 5;
         let mut believed = Occupancy::empty(size, size);
         let mut looks: Vec<Look> = (0..size * size)
             .map(|i| {
                 look(
-                    -0.06 - 0.01 * (i % 4) as f32,
-                    -0.2,
-                    -1.2 + 0.03 * (i % 3) as f32,
+                    bare.lightness - 0.01 * (i % 4) as f32,
+                    bare.chroma,
+                    bare.lines + 0.03 * (i % 3) as f32,
                 )
             })
             .collect();
         believed.set(2, 2, Some(Color::Black));
-        looks[2 * size + 2] = look(-2.15, -1.1, -2.3);
+        looks[2 * 5 + 2] = black;
         let mut board = board;
         board.learn(&looks, &believed, &believed);
         (board, looks)
     }
 
+    /// What the looks make of White's first stone, `stone`, which the reader called
+    /// `reader`, on a board of `bare` points and one `black` stone; every other point must
+    /// stay as it is.
+    fn first_white(
+        board: BoardLooks,
+        bare: Look,
+        black: Look,
+        stone: Look,
+        reader: [f32; 3],
+    ) -> Option<Color> {
+        let point = 5 + 3;
+        let (board, mut looks) = first_black(board, bare, black);
+        looks[point] = stone;
+        let mut cells = vec![CellReading::from_probabilities([0.999, 0.0005, 0.0005]); 25];
+        cells[point] = CellReading::from_probabilities(reader);
+        cells[2 * 5 + 2] = CellReading::from_probabilities([0.001, 0.998, 0.001]);
+        let sharpened = board.sharpen(Observation { size: 5, cells }, &looks);
+        let bare_stay_bare = (0..25)
+            .filter(|&i| i != point && i != 2 * 5 + 2)
+            .all(|i| sharpened.cells[i].color.is_none());
+        assert!(bare_stay_bare, "{sharpened:?}");
+        assert_eq!(sharpened.cells[2 * 5 + 2].color, Some(Color::Black));
+        sharpened.cells[point].color
+    }
+
+    /// Development 100332's pale 9×9 board under a dim lamp, as measured.
+    const PALE_BARE: Look = Look {
+        lightness: -0.06,
+        chroma: -0.2,
+        lines: -1.2,
+    };
+    const PALE_BLACK: Look = Look {
+        lightness: -2.15,
+        chroma: -1.1,
+        lines: -2.3,
+    };
+
     #[test]
     fn a_first_white_stone_as_light_as_the_wood_is_read_by_the_lines_it_hides() {
         // White's first stone on 100332: the wood's lightness, a little more coloured than
         // the wood, but no lines. Both readers called it bare.
-        let point = 5 + 3;
         let stone = look(0.024, 0.18, -0.024);
-        let reader = CellReading::from_probabilities([0.9958, 0.0013, 0.0029]);
-        let judged = |board: BoardLooks| {
-            let (board, mut looks) = first_black(board);
-            looks[point] = stone;
-            let mut cells = vec![CellReading::from_probabilities([0.999, 0.0005, 0.0005]); 25];
-            cells[point] = reader;
-            cells[2 * 5 + 2] = CellReading::from_probabilities([0.001, 0.998, 0.001]);
-            let sharpened = board.sharpen(Observation { size: 5, cells }, &looks);
-            let bare_stay_bare = (0..25)
-                .filter(|&i| i != point && i != 2 * 5 + 2)
-                .all(|i| sharpened.cells[i].color.is_none());
-            assert!(bare_stay_bare, "{sharpened:?}");
-            assert_eq!(sharpened.cells[2 * 5 + 2].color, Some(Color::Black));
-            sharpened.cells[point].color
-        };
-        assert_eq!(judged(BoardLooks::go(5)), Some(Color::White));
+        let reader = [0.9958, 0.0013, 0.0029];
+        assert_eq!(
+            first_white(BoardLooks::go(5), PALE_BARE, PALE_BLACK, stone, reader),
+            Some(Color::White)
+        );
         // Looks that wait for a recorded white stone (an 8×8 board's, whose third
         // measure is not the lines) leave it to the reader.
-        assert_eq!(judged(BoardLooks::new(5)), None);
+        assert_eq!(
+            first_white(BoardLooks::new(5), PALE_BARE, PALE_BLACK, stone, reader),
+            None
+        );
+    }
+
+    #[test]
+    fn a_first_white_stone_is_expected_as_light_as_the_wood_not_as_the_bare_points() {
+        // Development 100321, a grey 19×19 board at 640×480: the blurred lines fill a bare
+        // point's disc, 0.4 darker than the wood; the white stone is 0.19 lighter than the
+        // wood. Judged against the bare points' lightness it looked unlike any class, and
+        // was left to the reader, which called it bare.
+        let bare = look(-0.42, 0.0, -1.2);
+        let black = look(-2.0, -0.2, -2.2);
+        let stone = look(0.19, 0.09, 0.04);
+        assert_eq!(
+            first_white(BoardLooks::go(5), bare, black, stone, [0.98, 0.002, 0.018]),
+            Some(Color::White)
+        );
     }
 
     #[test]
     fn a_recorded_white_stone_replaces_the_go_boards_expectation() {
-        let (mut board, mut looks) = first_black(BoardLooks::go(5));
+        let (mut board, mut looks) = first_black(BoardLooks::go(5), PALE_BARE, PALE_BLACK);
         let expected = board.classes().expect("bare and black known")[0][2];
         let mut believed = Occupancy::empty(5, 5);
         believed.set(2, 2, Some(Color::Black));
