@@ -21,7 +21,9 @@
 //! reader keeps getting wrong is what this is for. A bare point teaches only where the
 //! reader (before these looks sharpened it, so they never teach themselves) sees it bare
 //! too and its look has not jumped: a stone put down but not yet recorded never teaches
-//! what bare looks like.
+//! what bare looks like. On a Go board White's first stone cannot wait for that: until
+//! one is recorded, white is expected to look like any stone, with no lines on it
+//! ([`BoardLooks::go`]).
 
 use super::baseline::{AgainstWood, Plane, against_wood, median};
 use super::{CellReading, Observation};
@@ -180,10 +182,10 @@ impl BoardLooks {
     /// The looks of a Go board, whose third measure is the grid lines a stone hides:
     /// until a white stone has been recorded, white is judged as any stone, by the lines
     /// it hides ([`white_before_any`]). Without that the first white stone on a pale
-    /// board, as light as the wood, is read by nothing: the readers go by its brightness,
-    /// and the looks wait for a recorded white stone to know white (development 100332:
-    /// White's first three stones were never recorded, and three false double moves
-    /// flagged, until one stood in the lamp's light).
+    /// board, as light as the wood, is read by nothing: both readers call it bare, and the
+    /// looks wait for a recorded white stone to know white (development 100332:
+    /// White's first three stones were never recorded, and three false double moves were
+    /// flagged, until the readers caught the fourth and the looks learned white from it).
     pub fn go(size: usize) -> BoardLooks {
         BoardLooks {
             white_hides_lines: true,
