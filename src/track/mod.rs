@@ -530,7 +530,7 @@ impl Tracker {
         let looks = measured.looks();
         let board_looks = match &mut self.looks {
             Some(known) if known.size() == size => known,
-            other => other.insert(BoardLooks::new(size)),
+            other => other.insert(BoardLooks::go(size)),
         };
         // What the reader says alone is what the looks learn from: learning from the
         // sharpened call would let one bare-looking frame of a new stone teach its point
