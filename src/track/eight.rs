@@ -319,7 +319,20 @@ impl EightTracker {
             let occupancy = settled.occupancy.clone();
             report.settled = Some(settled);
             let is_new = self.last_settled.as_ref() != Some(&occupancy);
-            if is_new || lock.reference.is_none() || renew {
+            // The view a new reading settles on becomes the reference only when nothing
+            // in it is unexplained: a hand that set a piece down on an edge square and held
+            // still there for the settle window (Makruk 310247, 640×480: the fingers over
+            // the corner beyond a8, one ring sample the square's change did not explain)
+            // would otherwise stay in the reference, and the bare board the hand left would
+            // read as a cover until a still view of 1.5 s renewed it (none came for 25 s).
+            // Until then the older reference stands, with its reading, so the squares
+            // changed since explain their own corners.
+            let stale = lock
+                .reference
+                .as_ref()
+                .is_some_and(|(_, reading)| reading != run.occupancy());
+            let clean = cover == 0 || time - still_since >= STILL_TRUST;
+            if (stale && clean) || lock.reference.is_none() || renew {
                 if renew && !is_new {
                     report.events.push(TrackEvent::Renewed);
                 }
@@ -835,10 +848,15 @@ mod tests {
     /// A still of the Mak-hos start (8 men a side), White at the picture's bottom.
     fn still(seed: u64) -> (Mat, Occupancy) {
         let start = makhos::Position::start(makhos::Men::Eight, Color::White).occupancy();
+        (still_of(&start, seed), start)
+    }
+
+    /// A still of the men of `position`, White at the picture's bottom.
+    fn still_of(position: &Occupancy, seed: u64) -> Mat {
         let mut pieces = Vec::new();
         for row in 0..8 {
             for col in 0..8 {
-                if let Some(color) = start.get(row, col) {
+                if let Some(color) = position.get(row, col) {
                     pieces.push(script::Piece {
                         id: pieces.len() as u32 + 1,
                         color,
@@ -853,7 +871,7 @@ mod tests {
             fps: Some(10.0),
             tilt: Some(10.0),
         };
-        let picture = crate::render::snapshot(
+        crate::render::snapshot(
             Layout::Checkered,
             &script::Board { pieces },
             seed,
@@ -861,8 +879,7 @@ mod tests {
             &request,
         )
         .expect("renders")
-        .0;
-        (picture, start)
+        .0
     }
 
     fn tracker() -> EightTracker {
@@ -1040,6 +1057,47 @@ mod tests {
         let four = [[2.0, 4.0], [6.0, 4.0], [4.0, 2.0], [4.0, 6.0]];
         assert!(matches!(view_at(&four, 1.6), View::Covered { .. }));
         assert_eq!(view_at(&four, 2.4), View::Clear);
+    }
+
+    #[test]
+    fn a_view_a_move_settles_on_with_a_hand_still_in_it_is_no_reference() {
+        let (frame, start) = still(3);
+        // White's man from row 6 to the dark square diagonally before it.
+        let (from, to) = (0..8)
+            .find_map(|col| {
+                let to = if col > 0 { col - 1 } else { col + 1 };
+                (start.get(6, col) == Some(Color::White) && start.get(5, to).is_none())
+                    .then_some((col, to))
+            })
+            .expect("a man that can step");
+        let mut moved = start.clone();
+        moved.set(6, from, None);
+        moved.set(5, to, Some(Color::White));
+        let after = still_of(&moved, 3);
+        let mut tracker = tracker();
+        for i in 0..7 {
+            tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+        }
+        // The man set down with the fingers still on a corner of his new square and on a
+        // corner far from it, held there until the reading settles: the far corner is the
+        // one change nothing explains, under the two a cover needs.
+        let held = marked(&after, &tracker, &[[to as f64, 5.0], [2.0, 2.0]]);
+        let mut settled = None;
+        for i in 7..15 {
+            let report = tracker.analyse(&held, i as f64 * 0.1, i).unwrap();
+            settled = report.settled.or(settled);
+        }
+        // (The reader takes a few light squares beside the bright men for pieces, as
+        // above: only the move's own squares are asserted.)
+        let settled = settled.expect("the move settles").occupancy;
+        assert_eq!(settled.get(6, from), None);
+        assert_eq!(settled.get(5, to), Some(Color::White));
+        // The hand gone, the bare board it left is no cover.
+        tracker.analyse(&after, 1.5, 15).unwrap();
+        for i in 16..19 {
+            let report = tracker.analyse(&after, i as f64 * 0.1, i).unwrap();
+            assert_eq!(report.view, View::Clear, "at {i}");
+        }
     }
 
     #[test]
