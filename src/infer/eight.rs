@@ -544,6 +544,25 @@ fn disturbed<S: Stage>(stage: &mut S, seen: &Seen8, outcomes: &mut Vec<S::Outcom
     stage.irregular(seen, outcomes);
 }
 
+/// The squares of `pushed` (pieces the camera saw pushed off their squares' centres,
+/// `track::eight::Settled8::slid`) where the rules' board `rules` has a piece, by the side
+/// whose pieces they are: the pieces a displaced flag is about. A square the rules hold
+/// empty is a misreading's business, not a slide's.
+pub fn pushed_by_side(rules: &Occupancy, pushed: &[[usize; 2]]) -> Vec<(Color, Vec<[usize; 2]>)> {
+    [Color::White, Color::Black]
+        .into_iter()
+        .map(|color| {
+            let squares = pushed
+                .iter()
+                .copied()
+                .filter(|&[row, col]| rules.get(row, col) == Some(color))
+                .collect::<Vec<_>>();
+            (color, squares)
+        })
+        .filter(|(_, squares)| !squares.is_empty())
+        .collect()
+}
+
 /// A flag as the stages raise it: what it is about, with its rules and penalties.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RaisedFlag<K> {

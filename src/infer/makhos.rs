@@ -1031,6 +1031,25 @@ impl MakhosInference {
         id
     }
 
+    /// Pieces the camera saw pushed off their squares' centres, each still on its square
+    /// (`track::eight::Settled8::slid`): flagged for the referee (HOS 3.2 punishes moving a piece off its square; the referee decides), the position
+    /// unchanged.
+    pub fn pushed(&mut self, squares: &[[usize; 2]]) -> Vec<Outcome> {
+        let mut outcomes = Vec::new();
+        let number = (!self.history.is_empty()).then_some(self.history.len());
+        for (color, squares) in super::eight::pushed_by_side(&self.position.occupancy(), squares) {
+            let names = squares.iter().map(|&[r, c]| square_name(r, c)).collect();
+            self.raise(
+                HosFlag::Displaced,
+                names,
+                number,
+                Some(color),
+                &mut outcomes,
+            );
+        }
+        outcomes
+    }
+
     /// When each committed move was completed (source seconds).
     pub fn move_times(&self) -> Vec<f64> {
         self.history.iter().map(|c| c.at).collect()

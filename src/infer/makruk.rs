@@ -630,6 +630,25 @@ impl MakrukInference {
         id
     }
 
+    /// Pieces the camera saw pushed off their squares' centres, each still on its square
+    /// (`track::eight::Settled8::slid`): flagged for the referee (MAKRUK 4), the position
+    /// unchanged.
+    pub fn pushed(&mut self, squares: &[[usize; 2]]) -> Vec<Outcome> {
+        let mut outcomes = Vec::new();
+        let number = (!self.history.is_empty()).then_some(self.history.len());
+        for (color, squares) in super::eight::pushed_by_side(&self.position.occupancy(), squares) {
+            let names = squares.iter().map(|&[r, c]| square_name(r, c)).collect();
+            self.raise(
+                RukFlag::Displaced,
+                names,
+                number,
+                Some(color),
+                &mut outcomes,
+            );
+        }
+        outcomes
+    }
+
     pub fn move_times(&self) -> Vec<f64> {
         self.history.iter().map(|c| c.at).collect()
     }

@@ -298,14 +298,36 @@ impl Stage8 {
     }
 
     fn observe(&mut self, seen: &Seen8, time: Option<f64>) -> Vec<Decision> {
+        self.decide(
+            time,
+            |makhos| makhos.observe(seen),
+            |makruk| makruk.observe(seen),
+        )
+    }
+
+    /// Pieces the camera saw pushed off their squares' centres (game rows).
+    fn pushed(&mut self, squares: &[[usize; 2]], time: Option<f64>) -> Vec<Decision> {
+        self.decide(
+            time,
+            |makhos| makhos.pushed(squares),
+            |makruk| makruk.pushed(squares),
+        )
+    }
+
+    /// The decisions of what the game's inference made of something, the record view
+    /// following them.
+    fn decide(
+        &mut self,
+        time: Option<f64>,
+        makhos: impl FnOnce(&mut MakhosInference) -> Vec<HosOutcome>,
+        makruk: impl FnOnce(&mut MakrukInference) -> Vec<RukOutcome>,
+    ) -> Vec<Decision> {
         let decisions: Vec<Decision> = match self {
-            Stage8::Makhos { inference, view } => inference
-                .observe(seen)
+            Stage8::Makhos { inference, view } => makhos(inference)
                 .into_iter()
                 .map(|outcome| makhos_decision(outcome, view, time))
                 .collect(),
-            Stage8::Makruk { inference, view } => inference
-                .observe(seen)
+            Stage8::Makruk { inference, view } => makruk(inference)
                 .into_iter()
                 .map(|outcome| makruk_decision(outcome, view, time))
                 .collect(),
@@ -1473,7 +1495,7 @@ impl EightRecording {
         let stage = self.stage.as_mut().expect("started above");
         let before_board = stage.board();
         stage.knocked_after_hand(self.bursts.knocked(self.hands.count() > 0));
-        let decisions = stage.observe(
+        let mut decisions = stage.observe(
             &Seen8 {
                 squares: &settled.squares,
                 since: settled.since,
@@ -1483,9 +1505,13 @@ impl EightRecording {
             video_time,
         );
         let acted = stage.acted();
+        if !settled.slid.is_empty() {
+            decisions.extend(stage.pushed(&settled.slid, video_time));
+        }
+        // Whatever the hand did, it left the squares as they were.
+        let unchanged = settled.occupancy == before_board;
         if decisions.is_empty() && !acted {
-            if settled.occupancy == before_board {
-                // Whatever the hand did, it left the board as it was.
+            if unchanged {
                 self.hands.restart();
                 self.bursts.restart();
             }
@@ -1503,7 +1529,7 @@ impl EightRecording {
             &after_board,
             on_line,
         )?;
-        if acted {
+        if acted || unchanged {
             self.hands.restart();
             self.bursts.restart();
         }
@@ -1871,8 +1897,13 @@ impl Recording for EightRecording {
                     .join(","),
                 _ => "-".into(),
             };
+            let slid = report
+                .settled
+                .as_ref()
+                .map(|s| s.slid.as_slice())
+                .unwrap_or_default();
             eprintln!(
-                "{:8.2} {:?} reach={} settled={} differences={differences}",
+                "{:8.2} {:?} reach={} settled={} differences={differences} slid={slid:?}",
                 frame.time,
                 report.view,
                 report.reach,
@@ -2192,6 +2223,7 @@ mod tests {
             since: 0.0,
             since_index: 0,
             frames: 10,
+            slid: Vec::new(),
         };
         assert!(unsure_squares(&settled).is_empty());
         // A light square (no play there) may read unsure; a square of play may not.

@@ -39,6 +39,10 @@ pub struct Settled8 {
     pub since: f64,
     pub since_index: u64,
     pub frames: usize,
+    /// Squares (game rows) read the same as in the view before, whose piece's picture has
+    /// moved by at least [`SLID`] of a square since: a piece pushed off its square's
+    /// centre. Said once, on the first look of the run that shows it.
+    pub slid: Vec<[usize; 2]>,
 }
 
 /// The tracker's answer for one frame.
@@ -68,6 +72,11 @@ struct Lock8 {
     contrast: f64,
     /// The view the last settled reading was taken on, and that reading (image order).
     reference: Option<(Samples, Occupancy)>,
+    /// The rectified grey picture of that view, to see pieces pushed within their squares.
+    reference_picture: Option<Mat>,
+    /// The run whose settled view was last compared with the reference for pushed
+    /// pieces (its state's start), so each run is compared once.
+    slides_checked: Option<f64>,
     previous: Option<Samples>,
     still_since: Option<f64>,
     off_since: Option<f64>,
@@ -315,7 +324,33 @@ impl EightTracker {
             let lock = self.lock.as_mut().expect("locked");
             lock.quarter_turns = Some(turns);
             self.last_turns = Some(turns);
-            let settled = settled_of(&run, turns);
+            let mut settled = settled_of(&run, turns);
+            let picture = gray_of(&rectified)?;
+            let first_look = lock.slides_checked != Some(settled.since);
+            let mut slid = Vec::new();
+            if first_look
+                && let (Some((_, reference_reading)), Some(reference_picture)) =
+                    (&lock.reference, &lock.reference_picture)
+            {
+                lock.slides_checked = Some(settled.since);
+                slid = pushed_pieces(
+                    reference_picture,
+                    &picture,
+                    reference_reading,
+                    run.occupancy(),
+                    &lock.shifts,
+                )?;
+                let mut marked = vec![false; SQUARES * SQUARES];
+                for &[row, col] in &slid {
+                    marked[row * SQUARES + col] = true;
+                }
+                settled.slid = turned_cells(marked, SQUARES, turns)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|&(_, pushed)| pushed)
+                    .map(|(i, _)| [i / SQUARES, i % SQUARES])
+                    .collect();
+            }
             let occupancy = settled.occupancy.clone();
             report.settled = Some(settled);
             let is_new = self.last_settled.as_ref() != Some(&occupancy);
@@ -337,12 +372,16 @@ impl EightTracker {
                     report.events.push(TrackEvent::Renewed);
                 }
                 lock.reference = Some((samples, run.occupancy().clone()));
+                lock.reference_picture = Some(picture);
                 self.anchor = Some(Anchor {
                     gray: gray_of(image)?,
                     geometry: lock.board.geometry.clone(),
                     surface: lock.board.surface,
                     contrast: lock.contrast,
                 });
+            } else if !slid.is_empty() {
+                // The pushed pieces stand where they were pushed: said once.
+                lock.reference_picture = Some(picture);
             }
             self.last_settled = Some(occupancy);
         }
@@ -425,6 +464,8 @@ impl EightTracker {
             shifts,
             contrast,
             reference: None,
+            reference_picture: None,
+            slides_checked: None,
             previous: None,
             still_since: None,
             off_since: None,
@@ -604,7 +645,33 @@ fn matched_patch(
     half: i32,
     reach: i32,
 ) -> opencv::Result<Option<[f64; 2]>> {
-    use opencv::core::{Point, Rect};
+    Ok(patch_scores(before, after, at, shift, half, reach)?
+        .filter(|found| found.best >= FOLLOW_MATCH)
+        .map(|found| [at[0] + found.offset[0], at[1] + found.offset[1]]))
+}
+
+/// How a patch of one picture matched another.
+struct PatchMatch {
+    /// From the patch's place to where it matched best, in pixels.
+    offset: [f64; 2],
+    /// The normalised correlation there, and at the place looked from.
+    best: f64,
+    unmoved: f64,
+    /// The patch's standard deviation, in grey levels.
+    spread: f64,
+}
+
+/// Matches the patch of `before` round `at` (`half` pixels each way) in `after` within
+/// `reach` pixels of `at` moved by `shift`; none when it is cut by the picture's edge.
+fn patch_scores(
+    before: &Mat,
+    after: &Mat,
+    at: [f64; 2],
+    shift: [f64; 2],
+    half: i32,
+    reach: i32,
+) -> opencv::Result<Option<PatchMatch>> {
+    use opencv::core::{Point, Rect, Scalar};
     let (width, height) = (before.cols(), before.rows());
     let fits = |x: i32, y: i32, r: i32| x - r >= 0 && y - r >= 0 && x + r < width && y + r < height;
     let (x, y) = (at[0].round() as i32, at[1].round() as i32);
@@ -635,13 +702,18 @@ fn matched_patch(
         Some(&mut best_at),
         &opencv::core::no_array(),
     )?;
-    if best < FOLLOW_MATCH {
-        return Ok(None);
-    }
-    Ok(Some([
-        at[0] + f64::from(tx - x) + f64::from(best_at.x - reach),
-        at[1] + f64::from(ty - y) + f64::from(best_at.y - reach),
-    ]))
+    let (mut mean, mut deviation) = (Scalar::default(), Scalar::default());
+    opencv::core::mean_std_dev(&patch, &mut mean, &mut deviation, &opencv::core::no_array())?;
+    let unmoved = f64::from(*scores.at_2d::<f32>(reach, reach)?);
+    Ok(Some(PatchMatch {
+        offset: [
+            f64::from(tx - x) + f64::from(best_at.x - reach),
+            f64::from(ty - y) + f64::from(best_at.y - reach),
+        ],
+        best,
+        unmoved,
+        spread: deviation[0],
+    }))
 }
 
 /// The shortest side, in pixels, of a board worth following: 4 px a square. The locator
@@ -668,7 +740,90 @@ fn settled_of(run: &Run, turns: usize) -> Settled8 {
         since,
         since_index,
         frames: run.frames(),
+        slid: Vec::new(),
     }
+}
+
+/// How far (in squares) a piece's picture must move between two settled views, its
+/// square read the same, to be pushed off centre, and how far at most: a slide moves a
+/// piece 0.36–0.45 of a square and leaves it on its square; a piece set down again lands
+/// within a tenth or so of where it was.
+const SLID: f64 = 0.25;
+const SLID_AT_MOST: f64 = 0.5;
+
+/// How well a piece's picture must match itself at its new place to be the same piece
+/// moved, and how much better there than where it stood: one piece replaced by another
+/// of its side, or light that changed, matches nowhere clearly.
+const SLIDE_MATCH: f64 = 0.6;
+const SLIDE_GAIN: f64 = 0.2;
+
+/// The least spread (grey levels) of a piece's picture to be matched at all: a dark man
+/// on a dark square is nearly one flat colour, and matched a neighbour's shadow as well
+/// as itself on Mak-hos 300232 (spread 8.7).
+const SLIDE_TEXTURE: f64 = 12.0;
+
+/// The most pieces one push moves. More pieces moving together is the picture shifting
+/// under them (the board followed a little off after a knock, or the light changing),
+/// which moved three or four pieces at once on Mak-hos 300236 and Makruk 310216.
+const PUSHED_AT_MOST: usize = 2;
+
+/// Squares (image order) read the same side's in both views whose piece's picture moved
+/// between [`SLID`] and [`SLID_AT_MOST`] of a square from `before` to `after` (rectified
+/// grey pictures), against the way the other pieces' pictures moved, looked for where
+/// the piece's body shows (`shifts`, the parallax of its top).
+fn pushed_pieces(
+    before: &Mat,
+    after: &Mat,
+    before_reading: &Occupancy,
+    after_reading: &Occupancy,
+    shifts: &[[f64; 2]],
+) -> opencv::Result<Vec<[usize; 2]>> {
+    let cell = f64::from(CELL);
+    let half = (0.33 * cell).round() as i32;
+    let reach = (0.55 * cell).round() as i32;
+    let mut matched = Vec::new();
+    for row in 0..SQUARES {
+        for col in 0..SQUARES {
+            let side = after_reading.get(row, col);
+            if side.is_none() || before_reading.get(row, col) != side {
+                continue;
+            }
+            let shift = shifts
+                .get(row * SQUARES + col)
+                .copied()
+                .unwrap_or([0.0, 0.0]);
+            let at = [
+                (col as f64 + 1.5 + shift[0]) * cell,
+                (row as f64 + 1.5 + shift[1]) * cell,
+            ];
+            if let Some(found) = patch_scores(before, after, at, [0.0, 0.0], half, reach)?
+                && found.spread >= SLIDE_TEXTURE
+                && found.best >= SLIDE_MATCH
+            {
+                matched.push(([row, col], found));
+            }
+        }
+    }
+    let median = |axis: usize| {
+        let mut values: Vec<f64> = matched.iter().map(|(_, f)| f.offset[axis]).collect();
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or(0.0)
+    };
+    let picture_moved = [median(0), median(1)];
+    let pushed: Vec<[usize; 2]> = matched
+        .iter()
+        .filter(|(_, found)| {
+            let moved = (found.offset[0] - picture_moved[0])
+                .hypot(found.offset[1] - picture_moved[1])
+                / cell;
+            (SLID..=SLID_AT_MOST).contains(&moved) && found.best - found.unmoved >= SLIDE_GAIN
+        })
+        .map(|&(square, _)| square)
+        .collect();
+    if pushed.len() > PUSHED_AT_MOST {
+        return Ok(Vec::new());
+    }
+    Ok(pushed)
 }
 
 /// How long a still view whose only unexplained changes are the fewest that count as a
@@ -1143,6 +1298,87 @@ mod tests {
         let inside = [[80.0, 60.0], [560.0, 60.0], [560.0, 420.0], [80.0, 420.0]];
         let framed = BoardGeometry::from_corners(LINES, inside).unwrap();
         assert!(edge_in_view(&framed, 640, 480));
+    }
+
+    /// A rectified grey checkered board with a piece (a dark disc with a lighter rim) on
+    /// each of `pieces`, given as `[row, col]` and its offset from the square's centre in
+    /// squares.
+    fn rectified_board(pieces: &[([usize; 2], [f64; 2])]) -> Mat {
+        let cell = CELL;
+        let side = (LINES as i32 + 1) * cell;
+        let mut picture =
+            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8UC1, Scalar::all(120.0))
+                .unwrap();
+        for row in 0..SQUARES as i32 {
+            for col in 0..SQUARES as i32 {
+                let shade = if (row + col) % 2 == 0 { 200.0 } else { 90.0 };
+                imgproc::rectangle(
+                    &mut picture,
+                    opencv::core::Rect::new((col + 1) * cell, (row + 1) * cell, cell, cell),
+                    Scalar::all(shade),
+                    imgproc::FILLED,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        for &([row, col], [dx, dy]) in pieces {
+            let centre = Point::new(
+                ((col as f64 + 1.5 + dx) * f64::from(cell)).round() as i32,
+                ((row as f64 + 1.5 + dy) * f64::from(cell)).round() as i32,
+            );
+            let radius = (0.38 * f64::from(cell)) as i32;
+            imgproc::circle(
+                &mut picture,
+                centre,
+                radius,
+                Scalar::all(150.0),
+                -1,
+                imgproc::LINE_AA,
+                0,
+            )
+            .unwrap();
+            imgproc::circle(
+                &mut picture,
+                centre,
+                radius - 4,
+                Scalar::all(40.0),
+                -1,
+                imgproc::LINE_AA,
+                0,
+            )
+            .unwrap();
+        }
+        picture
+    }
+
+    #[test]
+    fn a_piece_pushed_within_its_square_is_told_from_pieces_set_down_again() {
+        let mut reading = Occupancy::empty(SQUARES, SQUARES);
+        for [row, col] in [[3, 4], [5, 2], [6, 7]] {
+            reading.set(row, col, Some(Color::Black));
+        }
+        let before = rectified_board(&[
+            ([3, 4], [0.0, 0.0]),
+            ([5, 2], [0.05, -0.03]),
+            ([6, 7], [0.0, 0.0]),
+        ]);
+        // The piece on 3,4 pushed 0.4 of a square sideways; 5,2 set down again a little
+        // off where it stood; 6,7 untouched.
+        let after = rectified_board(&[
+            ([3, 4], [0.4, 0.0]),
+            ([5, 2], [-0.05, 0.04]),
+            ([6, 7], [0.0, 0.0]),
+        ]);
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let pushed = pushed_pieces(&before, &after, &reading, &reading, &shifts).unwrap();
+        assert_eq!(pushed, [[3, 4]]);
+        // A square read otherwise in either view is no slide: a move passed there.
+        let mut moved_on = reading.clone();
+        moved_on.set(3, 4, None);
+        let pushed = pushed_pieces(&before, &after, &reading, &moved_on, &shifts).unwrap();
+        assert!(pushed.is_empty());
     }
 
     #[test]
