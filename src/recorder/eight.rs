@@ -694,6 +694,9 @@ pub(super) struct EightRecording {
     waiting_noted: bool,
     /// A reading that could be a game in progress was too unsure to join, and said so.
     join_unsure_noted: bool,
+    /// The tracker turned the board to the game's rows by the pieces standing as at the
+    /// start: a game joined in progress keeps that turn.
+    oriented_by_start: bool,
     /// A frame-by-frame account on stderr (`KRADAN_TRACE`), for whoever tunes the tracker.
     trace: bool,
     infer: InferOptions,
@@ -764,6 +767,7 @@ impl EightRecording {
             joinable: None,
             waiting_noted: false,
             join_unsure_noted: false,
+            oriented_by_start: false,
             trace: std::env::var_os("KRADAN_TRACE").is_some(),
             infer: InferOptions {
                 stills,
@@ -1203,6 +1207,7 @@ impl EightRecording {
             }
         }
         if let Some(orientation) = &report.oriented {
+            self.oriented_by_start = orientation.source == OrientationSource::StartPosition;
             let how = match orientation.source {
                 OrientationSource::StartPosition => "by the start position".to_string(),
                 OrientationSource::ColouringOnly => format!(
@@ -1370,8 +1375,11 @@ impl EightRecording {
         on_line: &mut dyn FnMut(&str),
     ) -> Result<bool, RecorderError> {
         let seen = &settled.occupancy;
-        // The turn that puts White's pieces nearest the bottom, of those a game can reach.
-        let Some((quarters, position)) = (0..4)
+        // The turn that puts White's pieces nearest the bottom, of those a game can reach;
+        // none but the tracker's own when the pieces once stood as at the start that way
+        // round (a reading that fits a game in progress only turned is a misread start).
+        let turns = if self.oriented_by_start { 0..1 } else { 0..4 };
+        let Some((quarters, position)) = turns
             .filter_map(|q| joinable(&seen.turned(q), self.first).map(|p| (q, p)))
             .max_by_key(|(_, position)| white_lead(position))
         else {
