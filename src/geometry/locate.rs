@@ -145,9 +145,12 @@ fn locate_fitted(
         (LineKind::Drawn, Fit::Lines, Pieces::OnPoints) => Some(evened(&gray)?),
         _ => None,
     };
-    let passes = [(Scale::BOARD_FILLS_FRAME, &gray), (Scale::SMALL_BOARD, &gray)]
-        .into_iter()
-        .chain(evened_gray.as_ref().map(|e| (Scale::BOARD_FILLS_FRAME, e)));
+    let passes = [
+        (Scale::BOARD_FILLS_FRAME, &gray),
+        (Scale::SMALL_BOARD, &gray),
+    ]
+    .into_iter()
+    .chain(evened_gray.as_ref().map(|e| (Scale::BOARD_FILLS_FRAME, e)));
     for (scale, gray) in passes {
         let response = LineResponse::new(image, gray, scale, kind, pieces)?;
         let segments = response.segments(scale)?;

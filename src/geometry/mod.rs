@@ -146,8 +146,9 @@ impl BoardGeometry {
         let column = |i: usize| (h[0][i] - cx * h[2][i], h[1][i] - cy * h[2][i], h[2][i]);
         let ((a1, b1, c1), (a2, b2, c2)) = (column(0), column(1));
         (0..=FOCAL_STEPS).any(|step| {
-            let focal =
-                image_width * MIN_FOCAL * (MAX_FOCAL / MIN_FOCAL).powf(step as f64 / FOCAL_STEPS as f64);
+            let focal = image_width
+                * MIN_FOCAL
+                * (MAX_FOCAL / MIN_FOCAL).powf(step as f64 / FOCAL_STEPS as f64);
             let r1 = [a1 / focal, b1 / focal, c1];
             let r2 = [a2 / focal, b2 / focal, c2];
             let length = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
@@ -351,12 +352,62 @@ mod tests {
                 .seen_square(width, height)
         };
         // Rendered truth: Mak-hos seed 300259 (nearly from above), Go seed 100329 (at 45°).
-        assert!(seen(9, [[879.1, 491.5], [476.2, 577.8], [412.8, 195.3], [782.1, 121.6]], 1280.0, 720.0));
-        assert!(seen(19, [[753.0, 564.7], [359.3, 424.6], [552.8, 183.8], [892.6, 276.9]], 1280.0, 720.0));
+        assert!(seen(
+            9,
+            [
+                [879.1, 491.5],
+                [476.2, 577.8],
+                [412.8, 195.3],
+                [782.1, 121.6]
+            ],
+            1280.0,
+            720.0
+        ));
+        assert!(seen(
+            19,
+            [
+                [753.0, 564.7],
+                [359.3, 424.6],
+                [552.8, 183.8],
+                [892.6, 276.9]
+            ],
+            1280.0,
+            720.0
+        ));
         // A grid photographed straight on, and steeply from the side.
-        assert!(seen(19, [[200.0, 100.0], [800.0, 100.0], [800.0, 700.0], [200.0, 700.0]], 1000.0, 800.0));
-        assert!(seen(19, [[380.0, 300.0], [620.0, 300.0], [900.0, 700.0], [100.0, 700.0]], 1000.0, 800.0));
+        assert!(seen(
+            19,
+            [
+                [200.0, 100.0],
+                [800.0, 100.0],
+                [800.0, 700.0],
+                [200.0, 700.0]
+            ],
+            1000.0,
+            800.0
+        ));
+        assert!(seen(
+            19,
+            [
+                [380.0, 300.0],
+                [620.0, 300.0],
+                [900.0, 700.0],
+                [100.0, 700.0]
+            ],
+            1000.0,
+            800.0
+        ));
         // The strip seed 300259's first lattice was: 8 columns by a third of their spacing.
-        assert!(!seen(9, [[413.0, 195.0], [820.0, 110.0], [860.0, 242.0], [431.0, 311.0]], 1280.0, 720.0));
+        assert!(!seen(
+            9,
+            [
+                [413.0, 195.0],
+                [820.0, 110.0],
+                [860.0, 242.0],
+                [431.0, 311.0]
+            ],
+            1280.0,
+            720.0
+        ));
     }
 }

@@ -56,6 +56,18 @@ const HAND_AWAY: f64 = 0.4;
 /// is joined from the reading, as for Mak-hos (`eight::JOIN_CONFIDENCE`).
 const GO_JOIN_CONFIDENCE: f32 = 0.8;
 
+/// The points (`[row, col]`) whose settled call has less than [`GO_JOIN_CONFIDENCE`].
+fn unsure_points(settled: &Settled) -> Vec<[usize; 2]> {
+    let size = settled.occupancy.width();
+    settled
+        .confidence
+        .iter()
+        .enumerate()
+        .filter(|&(_, &confidence)| confidence < GO_JOIN_CONFIDENCE)
+        .map(|(index, _)| [index / size, index % size])
+        .collect()
+}
+
 /// Which game the board in view is played in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordedGame {
@@ -1071,11 +1083,7 @@ impl Session {
         if black + white <= 1 {
             return Ok(true);
         }
-        let size = board.width();
-        let unsure: Vec<[usize; 2]> = (0..size * size)
-            .filter(|&i| settled.confidence[i] < GO_JOIN_CONFIDENCE)
-            .map(|i| [i / size, i % size])
-            .collect();
+        let unsure = unsure_points(settled);
         if !unsure.is_empty() {
             if !self.join_unsure_noted {
                 self.join_unsure_noted = true;
@@ -1906,6 +1914,7 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::Occupancy;
 
     #[test]
     fn a_hand_lifting_for_a_frame_is_one_visit_and_a_hand_back_later_another() {
@@ -1933,6 +1942,27 @@ mod tests {
             1,
             "a hand still there after a position is acted on counts"
         );
+    }
+
+    #[test]
+    fn a_game_in_progress_is_joined_only_from_a_reading_sure_of_every_point() {
+        let mut occupancy = Occupancy::empty(9, 9);
+        occupancy.set(2, 2, Some(Color::Black));
+        occupancy.set(6, 6, Some(Color::White));
+        let mut confidence = vec![0.97; 81];
+        let settled = |confidence: &[f32]| Settled {
+            occupancy: occupancy.clone(),
+            confidence: confidence.to_vec(),
+            since: 0.0,
+            since_index: 0,
+            frames: 5,
+            between: Vec::new(),
+        };
+        assert!(unsure_points(&settled(&confidence)).is_empty());
+        // Go 100329 read two points at about one half for as long as it was looked at.
+        confidence[9 * 3 + 6] = 0.5;
+        confidence[9 * 5 + 3] = 0.79;
+        assert_eq!(unsure_points(&settled(&confidence)), [[3, 6], [5, 3]]);
     }
 
     #[test]
