@@ -136,8 +136,23 @@ fn locate_fitted(
     }
     let mut located = Located::default();
     let mut reasons: Vec<String> = Vec::new();
-    for scale in [Scale::BOARD_FILLS_FRAME, Scale::SMALL_BOARD] {
-        let response = LineResponse::new(image, &gray, scale, kind, pieces)?;
+    // A dim board's drawn lines darken its wood by as large a share as a bright board's,
+    // but by fewer grey levels, under the floor of the line response (Go seed 100329, a
+    // blurred 19×19 board in dim light beside a brighter one: no grid for a minute). The
+    // last pass evens the picture's brightness first. Only for Go: an 8×8 board has its
+    // own pass for faint lines, inside its outline.
+    let evened_gray = match (kind, fit, pieces) {
+        (LineKind::Drawn, Fit::Lines, Pieces::OnPoints) => Some(evened(&gray)?),
+        _ => None,
+    };
+    let passes = [
+        (Scale::BOARD_FILLS_FRAME, &gray),
+        (Scale::SMALL_BOARD, &gray),
+    ]
+    .into_iter()
+    .chain(evened_gray.as_ref().map(|e| (Scale::BOARD_FILLS_FRAME, e)));
+    for (scale, gray) in passes {
+        let response = LineResponse::new(image, gray, scale, kind, pieces)?;
         let segments = response.segments(scale)?;
         let fitted = match (fit, size) {
             (Fit::Lines, _) => fit_grid(&response, &segments, size)
@@ -146,6 +161,14 @@ fn locate_fitted(
                 .ok_or_else(|| format!("no {n}×{n} grid shows inside the board's outline")),
             (Fit::InsideOutline, None) => Err(NO_GRID.into()),
         };
+        // A lattice no view of a square board makes is a misfit, whatever its score.
+        let fitted = fitted.and_then(|geometry| {
+            if geometry.seen_square(f64::from(image.cols()), f64::from(image.rows())) {
+                Ok(geometry)
+            } else {
+                Err(NOT_SQUARE.into())
+            }
+        });
         match fitted {
             Ok(geometry) => {
                 located.geometry = Some(largest_board(
@@ -411,6 +434,21 @@ impl LineResponse {
             .map(|l| [l[0] as f64, l[1] as f64, l[2] as f64, l[3] as f64])
             .collect())
     }
+}
+
+/// `gray` scaled so that its local mean is mid-grey everywhere, over windows of a few
+/// grid spacings: lines keep their share of the brightness around them.
+fn evened(gray: &Mat) -> opencv::Result<Mat> {
+    let longest = gray.cols().max(gray.rows());
+    let mut mean = Mat::default();
+    let k = (longest / 25) | 1;
+    imgproc::blur_def(gray, &mut mean, Size::new(k, k))?;
+    // Near-black surroundings are noise, not a board to raise.
+    let mut floor = Mat::default();
+    core::max(&mean, &core::Scalar::all(16.0), &mut floor)?;
+    let mut out = Mat::default();
+    core::divide2(gray, &floor, &mut out, 128.0, core::CV_8U)?;
+    Ok(out)
 }
 
 fn morphology(image: &Mat, operation: i32, side: i32) -> opencv::Result<Mat> {
@@ -919,6 +957,12 @@ fn fit_grid(
     for i in 0..directions.len() {
         for j in i + 1..directions.len() {
             match fit_grid_along(response, segments, size, (directions[i], directions[j])) {
+                Ok((_, geometry))
+                    if !geometry
+                        .seen_square(f64::from(response.width), f64::from(response.height)) =>
+                {
+                    first_error.get_or_insert(NOT_SQUARE.into());
+                }
                 Ok((score, geometry)) => {
                     if best.as_ref().is_none_or(|(s, _)| score > *s) {
                         best = Some((score, geometry));
@@ -935,6 +979,8 @@ fn fit_grid(
 }
 
 const NO_GRID: &str = "no grid of straight lines found";
+const NOT_SQUARE: &str =
+    "the lattice found is no view of a square board (far from square, or a thin strip of one)";
 
 /// A grid fitted to one group of touching segments alone, the group with the most length
 /// first. Another board or a printed sheet beside the board adds line directions and

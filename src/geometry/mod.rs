@@ -131,6 +131,43 @@ impl BoardGeometry {
     }
 }
 
+impl BoardGeometry {
+    /// Whether some pinhole camera, its optical centre at the image centre and its focal
+    /// length anywhere from a third of the image width to five widths, sees a square
+    /// board as this grid: the images of the board's two axes, unprojected, must be about
+    /// perpendicular and about equally long. A lattice fitted across part of one board and
+    /// a neighbouring pattern, or with one family of lines at a fraction of its spacing,
+    /// maps to a long thin strip that no view of a square board makes (Mak-hos seed
+    /// 300259: 8 columns by a third of their spacing, seen nearly from above).
+    pub fn seen_square(&self, image_width: f64, image_height: f64) -> bool {
+        const FOCAL_STEPS: usize = 48;
+        let h = &self.homography;
+        let (cx, cy) = (image_width / 2.0, image_height / 2.0);
+        let column = |i: usize| (h[0][i] - cx * h[2][i], h[1][i] - cy * h[2][i], h[2][i]);
+        let ((a1, b1, c1), (a2, b2, c2)) = (column(0), column(1));
+        (0..=FOCAL_STEPS).any(|step| {
+            let focal = image_width
+                * MIN_FOCAL
+                * (MAX_FOCAL / MIN_FOCAL).powf(step as f64 / FOCAL_STEPS as f64);
+            let r1 = [a1 / focal, b1 / focal, c1];
+            let r2 = [a2 / focal, b2 / focal, c2];
+            let length = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            let (l1, l2) = (length(r1), length(r2));
+            let cosine = (r1[0] * r2[0] + r1[1] * r2[1] + r1[2] * r2[2]) / (l1 * l2);
+            let aspect = l1.max(l2) / l1.min(l2);
+            aspect <= MAX_SEEN_ASPECT && cosine.abs() <= MAX_SEEN_COSINE
+        })
+    }
+}
+
+/// The focal lengths tried by [`BoardGeometry::seen_square`], in image widths.
+const MIN_FOCAL: f64 = 0.3;
+const MAX_FOCAL: f64 = 5.0;
+/// How far from square the unprojected axes may be: lens distortion, a fit a line off at
+/// one edge and a board's slightly oblong cells (Go: 22 by 23.7 mm) stay well inside.
+const MAX_SEEN_ASPECT: f64 = 1.5;
+const MAX_SEEN_COSINE: f64 = 0.3;
+
 impl CameraPosition {
     /// Where a point `height` units above grid point (`col`, `row`) appears when projected
     /// onto the board's plane, as an offset in board units: away from the spot under the
@@ -305,5 +342,72 @@ mod tests {
     fn collinear_corners_have_no_homography() {
         let corners = [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [0.0, 5.0]];
         assert!(BoardGeometry::from_corners(19, corners).is_none());
+    }
+
+    #[test]
+    fn a_thin_strip_is_no_view_of_a_square_board_and_real_views_are() {
+        let seen = |size: usize, corners: [[f64; 2]; 4], width: f64, height: f64| {
+            BoardGeometry::from_corners(size, corners)
+                .unwrap()
+                .seen_square(width, height)
+        };
+        // Rendered truth: Mak-hos seed 300259 (nearly from above), Go seed 100329 (at 45°).
+        assert!(seen(
+            9,
+            [
+                [879.1, 491.5],
+                [476.2, 577.8],
+                [412.8, 195.3],
+                [782.1, 121.6]
+            ],
+            1280.0,
+            720.0
+        ));
+        assert!(seen(
+            19,
+            [
+                [753.0, 564.7],
+                [359.3, 424.6],
+                [552.8, 183.8],
+                [892.6, 276.9]
+            ],
+            1280.0,
+            720.0
+        ));
+        // A grid photographed straight on, and steeply from the side.
+        assert!(seen(
+            19,
+            [
+                [200.0, 100.0],
+                [800.0, 100.0],
+                [800.0, 700.0],
+                [200.0, 700.0]
+            ],
+            1000.0,
+            800.0
+        ));
+        assert!(seen(
+            19,
+            [
+                [380.0, 300.0],
+                [620.0, 300.0],
+                [900.0, 700.0],
+                [100.0, 700.0]
+            ],
+            1000.0,
+            800.0
+        ));
+        // The strip seed 300259's first lattice was: 8 columns by a third of their spacing.
+        assert!(!seen(
+            9,
+            [
+                [413.0, 195.0],
+                [820.0, 110.0],
+                [860.0, 242.0],
+                [431.0, 311.0]
+            ],
+            1280.0,
+            720.0
+        ));
     }
 }

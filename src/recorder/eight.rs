@@ -716,6 +716,9 @@ pub(super) struct EightRecording {
     waiting_noted: bool,
     /// A reading that could be a game in progress was too unsure to join, and said so.
     join_unsure_noted: bool,
+    /// The tracker turned the board to the game's rows by the pieces standing as at the
+    /// start: a game joined in progress keeps that turn.
+    oriented_by_start: bool,
     /// A frame-by-frame account on stderr (`KRADAN_TRACE`), for whoever tunes the tracker.
     trace: bool,
     infer: InferOptions,
@@ -786,6 +789,7 @@ impl EightRecording {
             joinable: None,
             waiting_noted: false,
             join_unsure_noted: false,
+            oriented_by_start: false,
             trace: std::env::var_os("KRADAN_TRACE").is_some(),
             infer: InferOptions {
                 stills,
@@ -1225,6 +1229,7 @@ impl EightRecording {
             }
         }
         if let Some(orientation) = &report.oriented {
+            self.oriented_by_start = orientation.source == OrientationSource::StartPosition;
             let how = match orientation.source {
                 OrientationSource::StartPosition => "by the start position".to_string(),
                 OrientationSource::ColouringOnly => format!(
@@ -1392,11 +1397,7 @@ impl EightRecording {
         on_line: &mut dyn FnMut(&str),
     ) -> Result<bool, RecorderError> {
         let seen = &settled.occupancy;
-        // The turn that puts White's pieces nearest the bottom, of those a game can reach.
-        let Some((quarters, position)) = (0..4)
-            .filter_map(|q| joinable(&seen.turned(q), self.first).map(|p| (q, p)))
-            .max_by_key(|(_, position)| white_lead(position))
-        else {
+        let Some((quarters, position)) = join_turn(seen, self.first, self.oriented_by_start) else {
             self.joinable = None;
             return Ok(false);
         };
@@ -1807,6 +1808,22 @@ fn joinable(seen: &Occupancy, to_move: Color) -> Option<makhos::Position> {
         .then_some(position)
 }
 
+/// The further quarter turn a game in progress is joined under, and its position: of the
+/// turns under which `seen` is a position a game can reach, the one that puts White's
+/// pieces nearest the bottom; none but the tracker's own when the pieces once stood as at
+/// the start that way round (a reading that fits a game in progress only turned is a
+/// misread start, not a reason to turn the board).
+fn join_turn(
+    seen: &Occupancy,
+    to_move: Color,
+    oriented_by_start: bool,
+) -> Option<(usize, makhos::Position)> {
+    let turns = if oriented_by_start { 0..1 } else { 0..4 };
+    turns
+        .filter_map(|q| joinable(&seen.turned(q), to_move).map(|p| (q, p)))
+        .max_by_key(|(_, position)| white_lead(position))
+}
+
 /// How much further down the board (game rows) White's pieces stand than Black's, in
 /// hundredths of a row: White's men start at the bottom and only move up.
 fn white_lead(position: &makhos::Position) -> i64 {
@@ -1967,6 +1984,25 @@ impl Recording for EightRecording {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_game_in_progress_keeps_the_turn_the_start_position_decided() {
+        // White's pieces on the top two rows, Black's on the bottom two: the picture's
+        // rows upside down to a game in progress, or a start read with its colours swapped.
+        let mut seen = Occupancy::empty(8, 8);
+        for (rows, color) in [(0..2, Color::White), (6..8, Color::Black)] {
+            for row in rows {
+                for col in 0..8 {
+                    if Square::at(row, col).is_some() {
+                        seen.set(row, col, Some(color));
+                    }
+                }
+            }
+        }
+        let turn = |by_start| join_turn(&seen, Color::White, by_start).map(|(q, _)| q);
+        assert_eq!(turn(false), Some(2), "White's pieces turned to the bottom");
+        assert_eq!(turn(true), Some(0), "the start position's turn is kept");
+    }
 
     #[test]
     fn motion_crossing_no_edge_after_a_hand_is_a_knock_and_a_second_hand_is_not() {

@@ -52,6 +52,22 @@ pub const DEFAULT_RATE: f64 = 10.0;
 /// rendered footage, and a position settles in 0.2 s.
 const HAND_AWAY: f64 = 0.4;
 
+/// The least confidence every point's settled call must have before a Go game in progress
+/// is joined from the reading, as for Mak-hos (`eight::JOIN_CONFIDENCE`).
+const GO_JOIN_CONFIDENCE: f32 = 0.8;
+
+/// The points (`[row, col]`) whose settled call has less than [`GO_JOIN_CONFIDENCE`].
+fn unsure_points(settled: &Settled) -> Vec<[usize; 2]> {
+    let size = settled.occupancy.width();
+    settled
+        .confidence
+        .iter()
+        .enumerate()
+        .filter(|&(_, &confidence)| confidence < GO_JOIN_CONFIDENCE)
+        .map(|(index, _)| [index / size, index % size])
+        .collect()
+}
+
 /// Which game the board in view is played in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordedGame {
@@ -811,6 +827,8 @@ struct Session {
     last_line: String,
     /// Whether the first settled position was looked at for a game already in progress.
     joined_checked: bool,
+    /// A reading that could be a game in progress was too unsure to join, and said so.
+    join_unsure_noted: bool,
     /// Flags a referee or the board closed.
     closed_flags: BTreeSet<u32>,
     /// The source time of the frame being looked at, for events without a frame of their own.
@@ -866,6 +884,7 @@ impl Session {
             flag_seqs: Vec::new(),
             last_line: String::new(),
             joined_checked: options.resume,
+            join_unsure_noted: false,
             closed_flags: BTreeSet::new(),
             now: 0.0,
             acting: None,
@@ -1036,19 +1055,22 @@ impl Session {
 
     /// A camera started on a game already under way sees stones at once: the first
     /// settled position is then where the record starts (SGF setup stones), not a burst
-    /// of moves to flag. One black stone alone is still read as the first move.
+    /// of moves to flag. One black stone alone is still read as the first move. Joining
+    /// builds the whole record on one reading, so a reading with a point the vote is
+    /// unsure of is not joined: the next settled views are looked at instead, and nothing
+    /// is recorded meanwhile. True once decided (joined, or nothing to join).
     fn join_game_in_progress(
         &mut self,
         settled: &Settled,
         frame: &Frame,
         tracker: &Tracker,
         on_line: &mut dyn FnMut(&str),
-    ) -> Result<(), RecorderError> {
+    ) -> Result<bool, RecorderError> {
         let Some(inference) = self.inference.as_ref() else {
-            return Ok(());
+            return Ok(true);
         };
         if self.moves > 0 || self.handicap > 0 || inference.board() == &settled.occupancy {
-            return Ok(());
+            return Ok(true);
         }
         let board = &settled.occupancy;
         let count = |color| {
@@ -1059,7 +1081,46 @@ impl Session {
         };
         let (black, white) = (count(Color::Black), count(Color::White));
         if black + white <= 1 {
-            return Ok(());
+            return Ok(true);
+        }
+        let unsure = unsure_points(settled);
+        if !unsure.is_empty() {
+            if !self.join_unsure_noted {
+                self.join_unsure_noted = true;
+                let message = format!(
+                    "a game in progress may be on the board, but {} point(s) read too unsure to join it from (under {:.0} % for any one reading): {}; waiting for a surer view",
+                    unsure.len(),
+                    100.0 * GO_JOIN_CONFIDENCE,
+                    unsure
+                        .iter()
+                        .map(|&[row, col]| Point::new(row as u8, col as u8).to_sgf())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                on_line(&message);
+                let marks: Vec<([usize; 2], Mark)> =
+                    unsure.iter().map(|&p| (p, Mark::Flagged)).collect();
+                let frame_evidence = evidence::write_frame(
+                    &self.log,
+                    &frame.image,
+                    tracker.geometry().as_ref(),
+                    &marks,
+                    &message,
+                    "board",
+                )?;
+                let mut event = Event::new(Kind::Note)
+                    .with_points(unsure.iter().copied())
+                    .with_confidence(f64::from(settled.confidence_at(&unsure)))
+                    .with_detail("note", "join-unsure")
+                    .with_detail("message", message.as_str())
+                    .with_evidence(frame_evidence);
+                event
+                    .detail
+                    .insert("board".into(), json!(board.to_text_rows()));
+                event.video_time = self.video_time(frame.time);
+                self.append(event)?;
+            }
+            return Ok(false);
         }
         // Who is to move follows from the counts when each side has played in turn.
         let to_move = self.first.unwrap_or(if black > white {
@@ -1099,7 +1160,8 @@ impl Session {
             },
         ));
         self.before = Some((small, factor));
-        self.write_sgf()
+        self.write_sgf()?;
+        Ok(true)
     }
 
     /// Appends to the chain (synced), then tells the server.
@@ -1255,6 +1317,10 @@ impl Session {
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
         self.act_on(settled, frame, tracker, on_line)?;
+        // Before a game in progress is joined nothing is recorded for a reading to differ from.
+        if !self.joined_checked {
+            return Ok(());
+        }
         self.report_unexplained(settled, frame, tracker, on_line)
     }
 
@@ -1267,8 +1333,10 @@ impl Session {
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
         if !self.joined_checked {
-            self.joined_checked = true;
-            self.join_game_in_progress(settled, frame, tracker, on_line)?;
+            self.joined_checked = self.join_game_in_progress(settled, frame, tracker, on_line)?;
+            if !self.joined_checked {
+                return Ok(());
+            }
         }
         let Some(inference) = self.inference.as_mut() else {
             return Ok(());
@@ -1846,6 +1914,7 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::Occupancy;
 
     #[test]
     fn a_hand_lifting_for_a_frame_is_one_visit_and_a_hand_back_later_another() {
@@ -1873,6 +1942,27 @@ mod tests {
             1,
             "a hand still there after a position is acted on counts"
         );
+    }
+
+    #[test]
+    fn a_game_in_progress_is_joined_only_from_a_reading_sure_of_every_point() {
+        let mut occupancy = Occupancy::empty(9, 9);
+        occupancy.set(2, 2, Some(Color::Black));
+        occupancy.set(6, 6, Some(Color::White));
+        let mut confidence = vec![0.97; 81];
+        let settled = |confidence: &[f32]| Settled {
+            occupancy: occupancy.clone(),
+            confidence: confidence.to_vec(),
+            since: 0.0,
+            since_index: 0,
+            frames: 5,
+            between: Vec::new(),
+        };
+        assert!(unsure_points(&settled(&confidence)).is_empty());
+        // Go 100329 read two points at about one half for as long as it was looked at.
+        confidence[9 * 3 + 6] = 0.5;
+        confidence[9 * 5 + 3] = 0.79;
+        assert_eq!(unsure_points(&settled(&confidence)), [[3, 6], [5, 3]]);
     }
 
     #[test]
