@@ -514,13 +514,13 @@ pub fn score(
 
 /// A move the rules send back: when the opponent claims a compulsory capture that was
 /// skipped (HOS 2.4), the man returns to its square and the capture is played in its place,
-/// so a right record has the capture where the move stood (with the flag), not the move.
+/// so a right record has the capture where the move stood (with the flag), not the move;
+/// a double move the opponent objects to (HOS 3.4) is taken back the same way.
 fn sent_back(truth: &Truth, m: &TruthMove) -> bool {
     m.record_number.is_none()
-        && truth
-            .anomalies
-            .iter()
-            .any(|a| a.kind == "missed-capture" && a.move_number == m.number)
+        && truth.anomalies.iter().any(|a| {
+            matches!(a.kind.as_str(), "missed-capture" | "double-move") && a.move_number == m.number
+        })
 }
 
 #[cfg(test)]
@@ -833,6 +833,48 @@ mod tests {
         let (s, _) = scored(&truth, &kept, None);
         assert_eq!((s.moves.right, s.moves.extra), (4, 1));
         assert!(!s.exact);
+    }
+
+    #[test]
+    fn a_double_move_taken_back_is_not_asked_of_the_record() {
+        // Black moves again (HOS 3.4); White objects, the move is taken back and White
+        // plays: the record has White's move as move 3.
+        let moves = [
+            ("white", "9-14"),
+            ("black", "22-18"),
+            ("black", "18-15"),
+            ("white", "11-16"),
+        ];
+        let double = r#"{"kind":"double-move","move_number":3,"rules":["HOS 3.4"],"penalties":["warning"],"points":["18","15"],"note":"","at":5.5,"frame":55}"#;
+        let mut truth = truth_with("makhos", &moves, double);
+        truth.moves[2].record_number = None;
+        let log = |number: usize, time: f64, color: &str, notation: &str| {
+            event(
+                0,
+                "move",
+                time,
+                Some(number),
+                &format!(r#""color":"{color}","notation":"{notation}""#),
+            )
+        };
+        let lines = [
+            log(1, 2.3, "white", "9-14"),
+            log(2, 4.3, "black", "22-18"),
+            log(3, 6.3, "black", "18-15"),
+            event(
+                0,
+                "flag",
+                6.3,
+                Some(3),
+                r#""rules":["HOS 3.4"],"detail":{"flag":"double-move"}"#,
+            ),
+            log(3, 8.3, "white", "11-16"),
+        ];
+        let file = ["9-14", "22-18", "11-16"].map(String::from);
+        let (s, _) = scored(&truth, &lines, Some(&file));
+        assert_eq!((s.moves.expected, s.moves.right), (3, 3));
+        assert_eq!((s.flags.right, s.flags.missed), (1, 0));
+        assert!(s.exact, "{s:?}");
     }
 
     #[test]
