@@ -39,9 +39,10 @@ pub struct Settled8 {
     pub since: f64,
     pub since_index: u64,
     pub frames: usize,
-    /// Squares (game rows) read the same as in the view before, whose piece's picture has
-    /// moved by at least [`SLID`] of a square since: a piece pushed off its square's
-    /// centre. Said once, on the first look of the run that shows it.
+    /// Squares (game rows) read the same as in the reference view, whose piece's picture
+    /// has moved since by [`SLID`] to [`SLID_AT_MOST`] of a square while the others stayed
+    /// (`pushed_pieces`): a piece pushed off its square's centre. Said once, on the first
+    /// look of the run that shows it.
     pub slid: Vec<[usize; 2]>,
 }
 
