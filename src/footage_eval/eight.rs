@@ -514,12 +514,16 @@ pub fn score(
 
 /// A move the rules send back: when the opponent claims a compulsory capture that was
 /// skipped (HOS 2.4), the man returns to its square and the capture is played in its place,
-/// so a right record has the capture where the move stood (with the flag), not the move;
-/// a double move the opponent objects to (HOS 3.4) is taken back the same way.
+/// so a right record has the capture where the move stood (with the flag), not the move.
+/// A double move the opponent objects to because no second move leaves the rest of the
+/// game playable is taken back the same way; one that stands (its truth move has no record
+/// number either) is asked of the record. The truth tells the two apart in its note only.
 fn sent_back(truth: &Truth, m: &TruthMove) -> bool {
     m.record_number.is_none()
         && truth.anomalies.iter().any(|a| {
-            matches!(a.kind.as_str(), "missed-capture" | "double-move") && a.move_number == m.number
+            a.move_number == m.number
+                && (a.kind == "missed-capture"
+                    || (a.kind == "double-move" && a.note.contains("taken back")))
         })
 }
 
@@ -845,7 +849,7 @@ mod tests {
             ("black", "18-15"),
             ("white", "11-16"),
         ];
-        let double = r#"{"kind":"double-move","move_number":3,"rules":["HOS 3.4"],"penalties":["warning"],"points":["18","15"],"note":"","at":5.5,"frame":55}"#;
+        let double = r#"{"kind":"double-move","move_number":3,"rules":["HOS 3.4"],"penalties":["warning"],"points":["18","15"],"note":"black moves again; white objects and the move is taken back","at":5.5,"frame":55}"#;
         let mut truth = truth_with("makhos", &moves, double);
         truth.moves[2].record_number = None;
         let log = |number: usize, time: f64, color: &str, notation: &str| {
@@ -875,6 +879,10 @@ mod tests {
         assert_eq!((s.moves.expected, s.moves.right), (3, 3));
         assert_eq!((s.flags.right, s.flags.missed), (1, 0));
         assert!(s.exact, "{s:?}");
+        // A double move that stands is asked of the record.
+        truth.anomalies[0].note = "black moves again before white has moved".into();
+        let (s, _) = scored(&truth, &lines, Some(&file));
+        assert_eq!((s.moves.expected, s.moves.missed), (4, 1));
     }
 
     #[test]

@@ -68,6 +68,10 @@ pub struct TruthAnomaly {
     pub points: Vec<String>,
     /// When it happens on the board, seconds of footage.
     pub at: f64,
+    /// What happened, in words: the one place a double move taken back is told from one
+    /// that stands.
+    #[serde(default)]
+    pub note: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
