@@ -326,31 +326,27 @@ impl EightTracker {
             lock.quarter_turns = Some(turns);
             self.last_turns = Some(turns);
             let mut settled = settled_of(&run, turns);
-            let picture = gray_of(&rectified)?;
-            let first_look = lock.slides_checked != Some(settled.since);
+            // The grey picture is made only when a run is first compared or the reference
+            // is replaced, not on every settled frame.
+            let mut picture = None;
             let mut slid = Vec::new();
-            if first_look
+            if lock.slides_checked != Some(settled.since)
                 && let (Some((_, reference_reading)), Some(reference_picture)) =
                     (&lock.reference, &lock.reference_picture)
             {
                 lock.slides_checked = Some(settled.since);
                 slid = pushed_pieces(
                     reference_picture,
-                    &picture,
+                    picture.insert(gray_of(&rectified)?),
                     reference_reading,
                     run.occupancy(),
                     &lock.shifts,
                 )?;
-                let mut marked = vec![false; SQUARES * SQUARES];
-                for &[row, col] in &slid {
-                    marked[row * SQUARES + col] = true;
-                }
-                settled.slid = turned_cells(marked, SQUARES, turns)
-                    .into_iter()
-                    .enumerate()
-                    .filter(|&(_, pushed)| pushed)
-                    .map(|(i, _)| [i / SQUARES, i % SQUARES])
+                settled.slid = slid
+                    .iter()
+                    .map(|&square| super::turned_point(square, SQUARES, turns))
                     .collect();
+                settled.slid.sort_unstable();
             }
             let occupancy = settled.occupancy.clone();
             report.settled = Some(settled);
@@ -373,7 +369,10 @@ impl EightTracker {
                     report.events.push(TrackEvent::Renewed);
                 }
                 lock.reference = Some((samples, run.occupancy().clone()));
-                lock.reference_picture = Some(picture);
+                lock.reference_picture = Some(match picture {
+                    Some(picture) => picture,
+                    None => gray_of(&rectified)?,
+                });
                 self.anchor = Some(Anchor {
                     gray: gray_of(image)?,
                     geometry: lock.board.geometry.clone(),
@@ -382,7 +381,7 @@ impl EightTracker {
                 });
             } else if !slid.is_empty() {
                 // The pushed pieces stand where they were pushed: said once.
-                lock.reference_picture = Some(picture);
+                lock.reference_picture = picture;
             }
             self.last_settled = Some(occupancy);
         }
