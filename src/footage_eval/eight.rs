@@ -668,6 +668,28 @@ mod tests {
         )
     }
 
+    /// A `move` event numbered as the record numbers it.
+    fn move_line(number: usize, time: f64, color: &str, notation: &str) -> String {
+        event(
+            0,
+            "move",
+            time,
+            Some(number),
+            &format!(r#""color":"{color}","notation":"{notation}""#),
+        )
+    }
+
+    /// A flag event about move `number`, citing `rule`.
+    fn flag_line(number: usize, time: f64, rule: &str, kind: &str) -> String {
+        event(
+            0,
+            "flag",
+            time,
+            Some(number),
+            &format!(r#""rules":["{rule}"],"detail":{{"flag":"{kind}"}}"#),
+        )
+    }
+
     /// The truth's moves as a recorder would log them, 0.3 s after the hand left, and its
     /// record file's moves.
     fn perfect(truth: &Truth) -> (Vec<String>, Vec<String>) {
@@ -798,28 +820,13 @@ mod tests {
         let missed = r#"{"kind":"missed-capture","move_number":3,"rules":["HOS 2.4"],"penalties":["advisory"],"points":["11","15"],"note":"","at":5.5,"frame":55}"#;
         let mut truth = truth_with("makhos", &moves, missed);
         truth.moves[2].record_number = None;
-        let log = |number: usize, time: f64, color: &str, notation: &str| {
-            event(
-                0,
-                "move",
-                time,
-                Some(number),
-                &format!(r#""color":"{color}","notation":"{notation}""#),
-            )
-        };
         let lines = [
-            log(1, 2.3, "white", "9-14"),
-            log(2, 4.3, "black", "22-18"),
-            log(3, 6.3, "white", "11-15"),
-            event(
-                0,
-                "flag",
-                6.3,
-                Some(3),
-                r#""rules":["HOS 2.4"],"detail":{"flag":"missed-capture"}"#,
-            ),
-            log(3, 8.3, "white", "14x23"),
-            log(4, 10.3, "black", "27x18"),
+            move_line(1, 2.3, "white", "9-14"),
+            move_line(2, 4.3, "black", "22-18"),
+            move_line(3, 6.3, "white", "11-15"),
+            flag_line(3, 6.3, "HOS 2.4", "missed-capture"),
+            move_line(3, 8.3, "white", "14x23"),
+            move_line(4, 10.3, "black", "27x18"),
         ];
         let file = ["9-14", "22-18", "14x23", "27x18"].map(String::from);
         let (s, _) = scored(&truth, &lines, Some(&file));
@@ -828,11 +835,11 @@ mod tests {
         assert!(s.exact, "{s:?}");
         // A record that kept the move as well has a move too many.
         let kept = [
-            log(1, 2.3, "white", "9-14"),
-            log(2, 4.3, "black", "22-18"),
-            log(3, 6.3, "white", "11-15"),
-            log(4, 8.3, "white", "14x23"),
-            log(5, 10.3, "black", "27x18"),
+            move_line(1, 2.3, "white", "9-14"),
+            move_line(2, 4.3, "black", "22-18"),
+            move_line(3, 6.3, "white", "11-15"),
+            move_line(4, 8.3, "white", "14x23"),
+            move_line(5, 10.3, "black", "27x18"),
         ];
         let (s, _) = scored(&truth, &kept, None);
         assert_eq!((s.moves.right, s.moves.extra), (4, 1));
@@ -852,27 +859,12 @@ mod tests {
         let double = r#"{"kind":"double-move","move_number":3,"rules":["HOS 3.4"],"penalties":["warning"],"points":["18","15"],"note":"black moves again; white objects and the move is taken back","at":5.5,"frame":55}"#;
         let mut truth = truth_with("makhos", &moves, double);
         truth.moves[2].record_number = None;
-        let log = |number: usize, time: f64, color: &str, notation: &str| {
-            event(
-                0,
-                "move",
-                time,
-                Some(number),
-                &format!(r#""color":"{color}","notation":"{notation}""#),
-            )
-        };
         let lines = [
-            log(1, 2.3, "white", "9-14"),
-            log(2, 4.3, "black", "22-18"),
-            log(3, 6.3, "black", "18-15"),
-            event(
-                0,
-                "flag",
-                6.3,
-                Some(3),
-                r#""rules":["HOS 3.4"],"detail":{"flag":"double-move"}"#,
-            ),
-            log(3, 8.3, "white", "11-16"),
+            move_line(1, 2.3, "white", "9-14"),
+            move_line(2, 4.3, "black", "22-18"),
+            move_line(3, 6.3, "black", "18-15"),
+            flag_line(3, 6.3, "HOS 3.4", "double-move"),
+            move_line(3, 8.3, "white", "11-16"),
         ];
         let file = ["9-14", "22-18", "11-16"].map(String::from);
         let (s, _) = scored(&truth, &lines, Some(&file));
