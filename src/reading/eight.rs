@@ -16,9 +16,11 @@
 //! 3. **Occupied** is how far the body's colour lies from the bare board's there, in units
 //!    of how much bare squares scatter about it, per Lab channel (light moves lightness
 //!    more than hue).
-//! 4. **Dark or light** splits the occupied squares' lightness where it has its widest
-//!    gap (both sides' pieces are on most boards); with one cluster only, the board's own
-//!    squares decide which side of it they are.
+//! 4. **Dark or light** splits the occupied squares in two groups (both sides' pieces
+//!    are on most boards) by lightness or by saturation, whichever parts them more
+//!    cleanly (black against ivory; red against black), a tracker keeping the measure of
+//!    its first settled view; with one cluster only, the board's own squares decide
+//!    which side of it they are.
 //!
 //! Nothing here knows the rules: the tracker votes over frames and the inference resolves
 //! what the pixels cannot (a tall piece hiding the square behind it) with the legal moves.
@@ -323,20 +325,26 @@ impl SquareMeasures {
 
     /// Empty, dark or light per square, with probabilities, from colour statistics alone.
     pub fn observation(&self) -> Observation {
-        let occupied: Vec<f64> = (0..SQUARES * SQUARES)
-            .map(|i| {
-                let from_board =
-                    scaled_distance(self.bodies[i], self.references[i], self.scatters[i]);
-                let colour = logistic((from_board - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH);
-                if self.corners_covered[i] {
-                    return colour;
-                }
-                // A piece of its square's colour still has a rim, a highlight and shading.
-                let shape = logistic((self.shapes[i].ln() - SHAPE_MIDPOINT.ln()) / SHAPE_WIDTH);
-                colour.max(shape)
-            })
-            .collect();
-        let split = lightness_split(&self.bodies, &occupied, &self.board_lightness);
+        self.observation_by(None)
+    }
+
+    /// The measure that tells this view's sides apart best (see [`SideMeasure`]), when
+    /// lightness or saturation does.
+    pub fn side_measure(&self) -> Option<SideMeasure> {
+        match self.split(None) {
+            Split::Lightness { .. } => Some(SideMeasure::Lightness),
+            Split::Saturation { .. } => Some(SideMeasure::Saturation),
+            Split::Colour { .. } => None,
+        }
+    }
+
+    /// As [`SquareMeasures::observation`], the sides told apart by `measure` where it
+    /// parts this view's pieces at all: a tracker keeps the measure its first settled
+    /// view chose, so that a piece does not change sides between two views because a
+    /// hand hid some pieces and the other measure parted the rest a little more cleanly.
+    pub fn observation_by(&self, measure: Option<SideMeasure>) -> Observation {
+        let occupied = self.occupied();
+        let split = self.split(measure);
         let cells = (0..SQUARES * SQUARES)
             .map(|i| {
                 let light = split.light(self.bodies[i]);
@@ -350,6 +358,33 @@ impl SquareMeasures {
             size: SQUARES,
             cells,
         }
+    }
+
+    /// Per square, the probability that something stands on it.
+    fn occupied(&self) -> Vec<f64> {
+        (0..SQUARES * SQUARES)
+            .map(|i| {
+                let from_board =
+                    scaled_distance(self.bodies[i], self.references[i], self.scatters[i]);
+                let colour = logistic((from_board - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH);
+                if self.corners_covered[i] {
+                    return colour;
+                }
+                // A piece of its square's colour still has a rim, a highlight and shading.
+                let shape = logistic((self.shapes[i].ln() - SHAPE_MIDPOINT.ln()) / SHAPE_WIDTH);
+                colour.max(shape)
+            })
+            .collect()
+    }
+
+    fn split(&self, keep: Option<SideMeasure>) -> Split {
+        side_split(
+            &self.bodies,
+            &self.references,
+            &self.occupied(),
+            &self.board_lightness,
+            keep,
+        )
     }
 
     /// Every square's look against the bare board right around its body (its own
@@ -388,10 +423,26 @@ const LOOK_LIGHTNESS_OFFSET: f64 = 4.0;
 const LOOK_CHROMA_OFFSET: f64 = 3.0;
 const LOOK_HUE_OFFSET: f64 = 4.0;
 
+/// The measure of a piece's body that tells the two sides apart on a board: which one
+/// depends on the sets (black against ivory: lightness; red against black: saturation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SideMeasure {
+    Lightness,
+    Saturation,
+}
+
 /// How dark pieces are told from light ones.
 enum Split {
     /// By Lab lightness (0–255): below `threshold` dark.
     Lightness { threshold: f64, width: f64 },
+    /// By saturation ([`saturation`]): one side coloured, the other grey (red men against
+    /// black ones). A shaded red figure is as dark as a lit black one, but still red.
+    Saturation {
+        threshold: f64,
+        width: f64,
+        /// Whether the coloured side is the lighter one, on average.
+        coloured_light: bool,
+    },
     /// By colour, nearer one side's centre than the other's (Lab, hue weighted as in
     /// [`hue_weighted`]): two sides of about the same lightness, red men against grey.
     Colour {
@@ -406,6 +457,18 @@ impl Split {
     fn light(&self, body: [f64; 3]) -> f64 {
         match *self {
             Split::Lightness { threshold, width } => logistic((body[0] - threshold) / width),
+            Split::Saturation {
+                threshold,
+                width,
+                coloured_light,
+            } => {
+                let coloured = logistic((saturation(body) - threshold) / width);
+                if coloured_light {
+                    coloured
+                } else {
+                    1.0 - coloured
+                }
+            }
             Split::Colour { dark, light, width } => {
                 let body = hue_weighted(body);
                 logistic((distance(body, dark) - distance(body, light)) / width)
@@ -414,31 +477,163 @@ impl Split {
     }
 }
 
-/// Two groups of the occupied squares' lightness (two-means) when they are clearly
-/// apart: both sides' pieces are on the board in almost every game. Else two groups of
-/// their colour, when those are apart (sides of one lightness in different hues), the
+/// Chroma over lightness (Lab, 0–255 scales; lightness offset so that noise on a black
+/// piece is not colour): shading scales both, so a red figure's lit and shaded sides
+/// keep about one saturation, while its lightness halves.
+fn saturation(lab: [f64; 3]) -> f64 {
+    (lab[1] - 128.0).hypot(lab[2] - 128.0) / (lab[0] + SATURATION_OFFSET)
+}
+
+const SATURATION_OFFSET: f64 = 20.0;
+
+/// The least saturation between the grey and the coloured pieces' groups for them to be
+/// taken as the two sides: red figures measured 0.22–0.44 on the renders, black and
+/// ivory ones 0.02–0.16 (Makruk 310243, 310251).
+const MIN_SATURATION_GAP: f64 = 0.1;
+
+/// A split by saturation leaves each side at least this many pieces, and one in
+/// [`MIN_SIDE_SHARE_DIVISOR`] of them: a single coloured thing (a sleeve's cuff, one
+/// glinting piece) is no side.
+const MIN_SIDE_PIECES: usize = 3;
+const MIN_SIDE_SHARE_DIVISOR: usize = 5;
+
+/// The least distance (hue-weighted Lab) of an occupied square's body from the board
+/// under it for its colour to tell the sides apart by saturation: a dark man on a dark
+/// square is 30 or more, a shadowed bare square 25, one leaned over by a tall neighbour
+/// under 20.
+const MIN_COLOURED_PIECE: f64 = 20.0;
+
+/// The least median distance (hue-weighted Lab) of a side's pieces from the bare board
+/// under them, for a split by saturation: a red pawn on tan wood is 44, a bare square
+/// darkened by a shadow 25.
+const MIN_SIDE_FROM_BOARD: f64 = 35.0;
+
+/// Two groups of one measure per piece (two-means), when they are apart: the groups'
+/// centres and how cleanly they part — the gap between the centres over the sum of
+/// the groups' standard deviations (1 where each spreads half the gap).
+fn two_groups(values: &[f64]) -> Option<([f64; 2], f64)> {
+    let points: Vec<[f64; 3]> = values.iter().map(|&v| [v, 0.0, 0.0]).collect();
+    let [low, high] = two_means(&points)?.map(|c| c[0]);
+    let threshold = (low + high) / 2.0;
+    let spread = |members: Vec<f64>, centre: f64| {
+        let n = members.len().max(1) as f64;
+        (members.iter().map(|v| (v - centre).powi(2)).sum::<f64>() / n).sqrt()
+    };
+    let lows = values.iter().copied().filter(|&v| v < threshold).collect();
+    let highs = values.iter().copied().filter(|&v| v >= threshold).collect();
+    // A group of pieces alike to a few units still spreads a tenth of the gap: the
+    // parting of two tight groups says how apart they are, not which is tighter.
+    let gap = high - low;
+    let parting = gap / (spread(lows, low) + spread(highs, high)).max(gap / 10.0);
+    Some(([low, high], parting))
+}
+
+/// Two groups of the occupied squares (both sides' pieces are on the board in almost
+/// every game), by lightness or by saturation, whichever parts them more cleanly:
+/// black against ivory differ in lightness only, red against black in saturation
+/// above all (their lightness overlaps once the red ones are shaded); `keep`, where it
+/// parts them at all, whatever the other's parting. Else two groups of their colour, when those are apart (sides of one lightness in different hues), the
 /// darker group the dark side. Else, with one group only, the middle of the board's own
 /// lightness: light pieces are lighter than dark squares and dark pieces darker than
 /// light ones.
-fn lightness_split(bodies: &[[f64; 3]], occupied: &[f64], board_lightness: &[f64]) -> Split {
-    let pieces: Vec<[f64; 3]> = bodies
-        .iter()
-        .zip(occupied)
-        .filter(|(_, p)| **p > 0.5)
-        .map(|(b, _)| *b)
-        .collect();
-    let lightness: Vec<[f64; 3]> = pieces.iter().map(|b| [b[0], 0.0, 0.0]).collect();
+fn side_split(
+    bodies: &[[f64; 3]],
+    references: &[[f64; 3]],
+    occupied: &[f64],
+    board_lightness: &[f64],
+    keep: Option<SideMeasure>,
+) -> Split {
+    let occupied_squares = || {
+        bodies
+            .iter()
+            .zip(references)
+            .zip(occupied)
+            .filter(|(_, p)| **p > 0.5)
+            .map(|((&b, &r), _)| (b, r))
+    };
+    let all: Vec<[f64; 3]> = occupied_squares().map(|(b, _)| b).collect();
+    // A square read occupied by its shape alone, the colour of the board under it (a
+    // piece of the square's colour, or the edge of a tall neighbour leaning over it),
+    // says nothing of the sides' colours, and blurs the gap in saturation between them
+    // (Makruk 310243: bare squares read occupied, as coloured as the tan wood, between
+    // the black and the red men). Lightness keeps them: without them it parted worse
+    // (Makruk 310204 and 310205 lost moves).
+    let (mut pieces, mut boards): (Vec<[f64; 3]>, Vec<[f64; 3]>) = occupied_squares()
+        .filter(|&(b, r)| distance(hue_weighted(b), hue_weighted(r)) >= MIN_COLOURED_PIECE)
+        .unzip();
+    if pieces.len() < 2 * MIN_SIDE_PIECES {
+        (pieces, boards) = occupied_squares().unzip();
+    }
+    let lightness: Vec<f64> = all.iter().map(|b| b[0]).collect();
     // Dark and light pieces differ by half the lightness scale or more; one side's pieces
     // alone, shaded and lit, by much less.
-    if let Some([dark, light]) = two_means(&lightness)
-        && light[0] - dark[0] >= MIN_PIECE_CONTRAST
-    {
-        return Split::Lightness {
-            threshold: (dark[0] + light[0]) / 2.0,
-            width: ((light[0] - dark[0]) / 10.0).max(2.0),
-        };
+    let by_lightness = two_groups(&lightness)
+        .filter(|([dark, light], _)| light - dark >= MIN_PIECE_CONTRAST)
+        .map(|([dark, light], parting)| {
+            (
+                Split::Lightness {
+                    threshold: (dark + light) / 2.0,
+                    width: ((light - dark) / 10.0).max(2.0),
+                },
+                parting,
+            )
+        });
+    let saturations: Vec<f64> = pieces.iter().map(|&b| saturation(b)).collect();
+    let by_saturation = two_groups(&saturations)
+        .filter(|([grey, coloured], _)| {
+            let threshold = (grey + coloured) / 2.0;
+            let sides = [false, true].map(|coloured_side| {
+                let mut from_board: Vec<f64> = pieces
+                    .iter()
+                    .zip(&boards)
+                    .filter(|&(&b, _)| (saturation(b) >= threshold) == coloured_side)
+                    .map(|(&b, &r)| distance(hue_weighted(b), hue_weighted(r)))
+                    .collect();
+                from_board.sort_by(f64::total_cmp);
+                (
+                    from_board.len(),
+                    from_board.get(from_board.len() / 2).copied(),
+                )
+            });
+            // Each side is pieces, not a shade of the board: bare squares read occupied
+            // in a shadow are as coloured as the wood, and an orange board is as
+            // coloured as a red man. A single coloured thing (a cuff, a glint) is no side.
+            coloured - grey >= MIN_SATURATION_GAP
+                && sides.iter().all(|&(count, median)| {
+                    count >= MIN_SIDE_PIECES
+                        && count * MIN_SIDE_SHARE_DIVISOR >= pieces.len()
+                        && median.is_some_and(|m| m >= MIN_SIDE_FROM_BOARD)
+                })
+        })
+        .map(|([grey, coloured], parting)| {
+            let threshold = (grey + coloured) / 2.0;
+            let mean_lightness = |coloured_side: bool| {
+                let side: Vec<f64> = pieces
+                    .iter()
+                    .filter(|&&b| (saturation(b) >= threshold) == coloured_side)
+                    .map(|b| b[0])
+                    .collect();
+                side.iter().sum::<f64>() / side.len().max(1) as f64
+            };
+            (
+                Split::Saturation {
+                    threshold,
+                    width: ((coloured - grey) / 10.0).max(0.01),
+                    coloured_light: mean_lightness(true) > mean_lightness(false),
+                },
+                parting,
+            )
+        });
+    match (by_lightness, by_saturation, keep) {
+        (Some((lightness, _)), _, Some(SideMeasure::Lightness)) => return lightness,
+        (_, Some((saturation, _)), Some(SideMeasure::Saturation)) => return saturation,
+        (Some((lightness, by_l)), Some((saturation, by_s)), _) => {
+            return if by_s > by_l { saturation } else { lightness };
+        }
+        (Some((split, _)), None, _) | (None, Some((split, _)), _) => return split,
+        (None, None, _) => {}
     }
-    let coloured: Vec<[f64; 3]> = pieces.iter().map(|&b| hue_weighted(b)).collect();
+    let coloured: Vec<[f64; 3]> = all.iter().map(|&b| hue_weighted(b)).collect();
     if let Some([dark, light]) = two_means(&coloured) {
         let apart = distance(dark, light);
         if apart >= MIN_PIECE_CONTRAST {
@@ -896,6 +1091,53 @@ mod tests {
             "{greys:?}"
         );
         assert_ne!(reds[0], greys[0]);
+    }
+
+    #[test]
+    fn red_men_in_shade_are_still_the_red_side() {
+        // A shaded red man is darker than a lit black one: lightness alone would put the
+        // two shaded reds with the blacks.
+        let (red, shaded_red) = ([60.0, 60.0, 220.0], [25.0, 25.0, 100.0]);
+        let (black, lit_black) = ([20.0, 20.0, 22.0], [70.0, 70.0, 75.0]);
+        let reds = [
+            (0, 1, red),
+            (0, 3, red),
+            (0, 5, red),
+            (1, 0, shaded_red),
+            (1, 2, shaded_red),
+        ];
+        let blacks = [
+            (7, 0, black),
+            (7, 2, black),
+            (7, 4, black),
+            (6, 1, lit_black),
+            (6, 3, lit_black),
+        ];
+        let image = rectified(&[reds, blacks].concat());
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let measures = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts).unwrap();
+        assert_eq!(measures.side_measure(), Some(SideMeasure::Saturation));
+        let read = measures.observation().occupancy();
+        for (row, col, _) in reds {
+            assert_eq!(
+                read.get(row, col),
+                Some(Color::White),
+                "red man on {row},{col}"
+            );
+        }
+        for (row, col, _) in blacks {
+            assert_eq!(
+                read.get(row, col),
+                Some(Color::Black),
+                "black man on {row},{col}"
+            );
+        }
+        // A tracker that kept lightness from an earlier view is given lightness.
+        let by_lightness = measures
+            .observation_by(Some(SideMeasure::Lightness))
+            .occupancy();
+        assert_eq!(by_lightness.get(1, 0), Some(Color::Black));
+        assert_eq!(by_lightness.get(0, 1), Some(Color::White));
     }
 
     /// Draws a man of its square's own colour on (`row`, `col`) of a [`rectified`] board:

@@ -24,7 +24,7 @@ use crate::games::Occupancy;
 use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{self, EightBoard, EightGame, LINES, Orientation, SQUARES, Surface};
 use crate::reading::adapt::BoardLooks;
-use crate::reading::eight::{self as squares, CELL, Pieces, SquareMeasures};
+use crate::reading::eight::{self as squares, CELL, Pieces, SideMeasure, SquareMeasures};
 use opencv::core::Mat;
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -111,6 +111,9 @@ pub struct EightTracker {
     looks: BoardLooks,
     /// The position the caller has recorded, in the game's rows.
     believed: Option<Occupancy>,
+    /// The measure that told the sides apart on the view the board was first turned by
+    /// (the start position, both full sets on it), kept for the game.
+    side_measure: Option<SideMeasure>,
     /// When a settled view was first turned to the game's rows and nothing decided how.
     orient_since: Option<f64>,
     /// The last view the lock was known to fit, while the board is followed or looked for
@@ -137,6 +140,7 @@ impl EightTracker {
             lost_reported: false,
             looks: BoardLooks::new(SQUARES),
             believed: None,
+            side_measure: None,
             orient_since: None,
             anchor: None,
         }
@@ -272,7 +276,7 @@ impl EightTracker {
         let measures = SquareMeasures::of(&rectified, &lock.board, self.pieces, &lock.shifts)?;
         let looks = measures.looks();
         // What the reader says alone is what the looks learn from, as in Go's tracker.
-        let unaided = measures.observation();
+        let unaided = measures.observation_by(self.side_measure);
         let observation = self.looks.sharpen(unaided.clone(), &looks);
         let reading = observation.occupancy();
         let cover = match &lock.reference {
@@ -319,6 +323,7 @@ impl EightTracker {
                         return Ok(report);
                     };
                     report.oriented = Some(orientation);
+                    self.side_measure = self.side_measure.or(measures.side_measure());
                     turns
                 }
             };
