@@ -312,6 +312,12 @@ impl GoInference {
             best = self.move_beside_displacement(&corrected, context).or(best);
         }
         let stood = seen.now - seen.since;
+        // The tracker saw the stone gone from this point on the line to the next.
+        let on_line = |p: &Point| {
+            seen.between
+                .iter()
+                .any(|ends| ends.contains(&[usize::from(p.row), usize::from(p.col)]))
+        };
         if let Some(found) = &mut best {
             for flag in &mut found.flags {
                 // The last stone on the next point with no hand seen was knocked there,
@@ -321,18 +327,17 @@ impl GoInference {
                 // One stone of the side to move gone, and nothing placed: the player who
                 // just moved took it off as if his move had captured it (TGA 27). A stone
                 // of his own gone is not taken as a prisoner: it slid off its point, where
-                // no point shows it (TGA 25).
+                // no point shows it (TGA 25); nor is one seen on the line beside its point.
                 let lifted = found.moves.is_empty()
                     && flag.kind == FlagKind::Displaced
                     && matches!(flag.points.as_slice(), &[p]
                         if self.position.board().get(p) == Some(self.position.to_move())
-                            && corrected.get(p.row as usize, p.col as usize).is_none());
+                            && corrected.get(p.row as usize, p.col as usize).is_none()
+                            && !on_line(&p));
                 // The last stone gone from its point, and seen on the line to the next
                 // one: pushed off its point, not taken back (TGA 25).
                 let pushed = flag.kind == FlagKind::TakenBack
-                    && matches!(flag.points.as_slice(), &[p] if seen.between.iter().any(|ends| {
-                        ends.contains(&[usize::from(p.row), usize::from(p.col)])
-                    }));
+                    && matches!(flag.points.as_slice(), &[p] if on_line(&p));
                 if knocked || pushed {
                     recast(flag, FlagKind::Displaced);
                 } else if lifted {
@@ -1282,6 +1287,27 @@ mod tests {
         let slid = board(&[".....", ".....", ".....", ".W...", "...B."]);
         let out = game.observe(&seen(&slid, &SURE, at, at + 1.6));
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+    }
+
+    #[test]
+    fn tga_25_a_stone_of_the_side_to_move_seen_on_the_line_beside_its_point_was_pushed() {
+        let mut game = played(&OPENING);
+        let at = 4.0;
+        // White to move; White's stone at bd gone, and the tracker sees a stone on the
+        // line from bd to cd: pushed half a point, not removed (held-out 100327,
+        // development now, where it was flagged TGA 27).
+        let gone = board(&[".....", ".....", "..B..", ".....", "...B."]);
+        let pushed = [[[3, 1], [3, 2]]];
+        let out = game.observe(&Seen {
+            between: &pushed,
+            ..seen(&gone, &SURE, at, at + 1.6)
+        });
+        assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+        assert_eq!(
+            game.position().board().get(Point::new(3, 1)),
+            Some(Color::White),
+            "the record keeps the stone where it was played"
+        );
     }
 
     #[test]

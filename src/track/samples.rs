@@ -216,6 +216,15 @@ pub struct Edge {
     pub middle: [f32; 3],
 }
 
+/// A stone pushed off its point onto the middle of a line from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pushed {
+    /// The point it stood on.
+    pub from: [usize; 2],
+    /// The line it stands on: `from` and the bare point next to it.
+    pub line: [[usize; 2]; 2],
+}
+
 /// Stones gone from their points that stand on the middle of a line from it: pushed half
 /// a point off. Of the lines from a point whose stone is gone (`held_then` and now
 /// `bare_now`, the rectified board's order) to bare points, the one such a stone stands on
@@ -226,7 +235,7 @@ pub fn stones_pushed_between(
     bare_now: impl Fn([usize; 2]) -> bool,
     held_then: impl Fn([usize; 2]) -> bool,
     look_then: impl Fn([usize; 2]) -> [f32; 3],
-) -> Vec<[[usize; 2]; 2]> {
+) -> Vec<Pushed> {
     let mut gone: Vec<[usize; 2]> = now
         .iter()
         .flat_map(|edge| edge.ends)
@@ -268,17 +277,15 @@ pub fn stones_pushed_between(
                 else {
                     return false;
                 };
-                let towards = [0, 1, 2].map(|ch| stone[ch] - bare[ch]);
-                let span = towards.iter().map(|v| v * v).sum::<f32>();
-                let along = (0..3)
-                    .map(|ch| (edge.middle[ch] - bare[ch]) * towards[ch])
-                    .sum::<f32>()
-                    / span.max(1.0);
-                span >= MIN_VISIBLE * MIN_VISIBLE && along > STONE_SHARE
+                let visible = distance(&bare, &stone) >= MIN_VISIBLE;
+                visible && share_toward(&edge.middle, &bare, &stone) > STONE_SHARE
             })
             .collect();
         if let [edge] = covered.as_slice() {
-            pushed.push(edge.ends);
+            pushed.push(Pushed {
+                from: point,
+                line: edge.ends,
+            });
         }
     }
     pushed
@@ -291,10 +298,35 @@ fn on_edge(edge: &Edge, size: usize) -> bool {
     (r0 == r1 && (r0 == 0 || r0 == last)) || (c0 == c1 && (c0 == 0 || c0 == last))
 }
 
-/// How far from the barest line toward the stone's look (in colour) a line's middle must
-/// lie to hold the stone: half-covered by a stone pushed onto it, 0.48 on a development
-/// clip; bare lines of one kind lie within 0.15 of each other.
+/// How far from the barest line toward the stone's look a line's middle must lie to hold
+/// the stone: half-covered by a stone pushed onto it, 0.48 on a development clip; bare
+/// lines of one kind lie within 0.15 of each other.
 const STONE_SHARE: f32 = 0.4;
+
+/// How far apart in chromaticity a stone and the bare line must be for the share to be
+/// judged by hue alone: twice [`IN_KIND_CHROMA`]. A black stone on wood is 0.23 apart.
+const STONE_HUE: f32 = 2.0 * IN_KIND_CHROMA;
+
+/// How far `middle` lies from `bare` toward `stone`, as a share of the way. By hue when the
+/// stone's differs enough from the line's: a black stone's highlight is bright, and the
+/// shadow the stone casts on the line beyond it dark, but only the stone is grey on
+/// wood (a black stone pushed half a point on held-out 100327, development now: 0.43
+/// then 0.30 in colour on its line, 0.34 then 0.38 on the shadowed one; 0.84 and under
+/// 0.2 by hue).
+fn share_toward(middle: &[f32; 3], bare: &[f32; 3], stone: &[f32; 3]) -> f32 {
+    let by_hue = distance(&chromaticity(bare), &chromaticity(stone)) >= STONE_HUE;
+    let [middle, bare, stone] = if by_hue {
+        [middle, bare, stone].map(chromaticity)
+    } else {
+        [*middle, *bare, *stone]
+    };
+    let towards = [0, 1, 2].map(|ch| stone[ch] - bare[ch]);
+    let span = towards.iter().map(|v| v * v).sum::<f32>();
+    (0..3)
+        .map(|ch| (middle[ch] - bare[ch]) * towards[ch])
+        .sum::<f32>()
+        / span.max(f32::EPSILON)
+}
 
 fn distance(a: &[f32; 3], b: &[f32; 3]) -> f32 {
     (0..3).map(|ch| (a[ch] - b[ch]).powi(2)).sum::<f32>().sqrt()
@@ -605,7 +637,13 @@ mod tests {
             ]
         };
         let pushed = stones_pushed_between(&lines(half), |_| true, held, |_| stone);
-        assert_eq!(pushed, [[[1, 1], [1, 2]]]);
+        assert_eq!(
+            pushed,
+            [Pushed {
+                from: [1, 1],
+                line: [[1, 1], [1, 2]]
+            }]
+        );
         let lifted = stones_pushed_between(&lines(bare), |_| true, held, |_| stone);
         assert!(lifted.is_empty(), "{lifted:?}");
         // A stone lifted from a point on the board's edge: the one line inward, brighter
@@ -623,6 +661,38 @@ mod tests {
         // Still on its point: nothing gone.
         let standing = stones_pushed_between(&lines(half), |p| p != [1, 1], held, |_| stone);
         assert!(standing.is_empty());
+    }
+
+    #[test]
+    fn a_black_stone_pushed_onto_a_line_is_told_by_hue_from_its_highlight_and_shadow() {
+        // Measured on held-out 100327 (development now): a black stone at (1, 1) pushed
+        // toward (1, 0). The box on that line's middle holds the stone's grey highlight,
+        // and the line above, in the stone's shadow, is darker wood: in colour the shadow
+        // is nearer the stone than the highlight.
+        let stone = [38.9, 34.8, 35.1];
+        let wood = [41.4, 62.5, 89.8];
+        let shadow = [32.4, 49.6, 70.7];
+        let highlight = [64.4, 65.7, 66.4];
+        let held = |p: [usize; 2]| p == [1, 1];
+        let lines = |toward_left: [f32; 3]| {
+            vec![
+                line([[0, 1], [1, 1]], shadow),
+                line([[1, 0], [1, 1]], toward_left),
+                line([[1, 1], [1, 2]], wood),
+                line([[1, 1], [2, 1]], [39.0, 58.3, 87.2]),
+            ]
+        };
+        let pushed = stones_pushed_between(&lines(highlight), |_| true, held, |_| stone);
+        assert_eq!(
+            pushed,
+            [Pushed {
+                from: [1, 1],
+                line: [[1, 0], [1, 1]]
+            }]
+        );
+        // Lifted: the shadowed line alone is no stone.
+        let lifted = stones_pushed_between(&lines(wood), |_| true, held, |_| stone);
+        assert!(lifted.is_empty(), "{lifted:?}");
     }
 
     #[test]
