@@ -50,8 +50,9 @@ const MISALIGNED: f64 = 0.5;
 /// How long the view must be still and misaligned (or widely changed) before the board is
 /// looked for again: a shaking camera settles in less.
 const RELOCATE_AFTER: f64 = 0.5;
-/// A view that stayed perfectly still this long is believed even where it differs from
-/// the last settled view: light changed, or a hand was in the first frame.
+/// A view that stayed perfectly still, and differed from the last settled view, this long
+/// is believed even where it differs: light changed, or a hand was in the first frame.
+/// A still board that an arm only begins to cross is not: the arm's first frame is new.
 const STILL_TRUST: f64 = 1.5;
 /// How often a lost board is looked for, in seconds of source time.
 const RETRY_EVERY: f64 = 1.0;
@@ -273,6 +274,8 @@ struct Lock {
     /// Since when the view has been still, and since when still but changed widely.
     still_since: Option<f64>,
     off_since: Option<f64>,
+    /// Since when the still view has differed from `reference` where no stone explains it.
+    covered_since: Option<f64>,
     /// The picture (grey) the board was found on, or `reference` last taken from: where
     /// the board is followed from when it moves.
     view: Mat,
@@ -503,6 +506,7 @@ impl Tracker {
             if moved >= MOTION_GAPS {
                 lock.still_since = None;
                 lock.off_since = None;
+                lock.covered_since = None;
                 Some(moved)
             } else {
                 lock.still_since.get_or_insert(time);
@@ -557,8 +561,7 @@ impl Tracker {
         let reading = observation.occupancy();
 
         // A still view that differs from the settled one away from any changed stone is
-        // covered, unless it has been still long enough to be the new normal.
-        let still_for = lock.still_since.map_or(0.0, |since| time - since);
+        // covered, unless it has been still and so long enough to be the new normal.
         let mut cover = match &lock.reference {
             Some((reference, reference_reading)) => unexplained_gaps(
                 &samples,
@@ -582,9 +585,17 @@ impl Tracker {
                 cover = 0;
             }
         }
+        let lock = self.lock.as_mut().expect("locked");
+        let covered_for = if cover >= COVER_GAPS {
+            time - *lock.covered_since.get_or_insert(time)
+        } else {
+            lock.covered_since = None;
+            0.0
+        };
+        let still_for = lock.still_since.map_or(0.0, |since| time - since);
         let lock = self.lock.as_ref().expect("locked");
         // Stills are independent observations: each is believed as it is.
-        if cover >= COVER_GAPS && still_for < STILL_TRUST && !self.options.stills {
+        if cover >= COVER_GAPS && still_for.min(covered_for) < STILL_TRUST && !self.options.stills {
             report.view = View::Covered { gaps: cover };
             self.run = None;
             return Ok(report);
@@ -806,6 +817,7 @@ impl Tracker {
             previous: None,
             still_since: None,
             off_since: None,
+            covered_since: None,
             view: gray(image)?,
         })
     }
