@@ -1218,6 +1218,58 @@ mod tests {
     }
 
     #[test]
+    fn an_arm_that_begins_to_cross_a_long_still_board_is_not_the_new_normal() {
+        let frame = still(3);
+        let mut tracker = tracker();
+        last_settled(&mut tracker, &frame, 0..25).expect("settled");
+        let geometry = tracker.geometry().unwrap();
+        let at = |c: f64, r: f64| {
+            let [x, y] = geometry.to_image(c, r);
+            Point::new(x.round() as i32, y.round() as i32)
+        };
+        // Only beyond the edge yet, after 2.5 s of a still board, and coming in slowly:
+        // no frame moves enough to count as motion (Go seed 100336).
+        let mut arm = frame.clone();
+        let reach = opencv::core::Vector::<Point>::from_iter([
+            at(3.0, 8.6),
+            at(5.0, 8.6),
+            at(5.0, 10.5),
+            at(3.0, 10.5),
+        ]);
+        imgproc::fill_convex_poly(
+            &mut arm,
+            &reach,
+            Scalar::new(60.0, 90.0, 160.0, 0.0),
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let views: Vec<View> = (1..=12u32)
+            .map(|step| {
+                let share = (f64::from(step) / 8.0).min(1.0);
+                let mut seen = Mat::default();
+                opencv::core::add_weighted_def(&arm, share, &frame, 1.0 - share, 0.0, &mut seen)
+                    .unwrap();
+                let i = 24 + u64::from(step);
+                tracker.analyse(&seen, i as f64 * 0.1, i).unwrap().view
+            })
+            .collect();
+        assert!(
+            views.iter().all(|v| !matches!(v, View::Moving { .. })),
+            "{views:?}"
+        );
+        assert!(
+            matches!(views.last(), Some(View::Covered { .. })),
+            "{views:?}"
+        );
+        // Gone again, the board is as it was settled: nothing to wait for.
+        let views: Vec<View> = (37..40)
+            .map(|i| tracker.analyse(&frame, i as f64 * 0.1, i).unwrap().view)
+            .collect();
+        assert_eq!(views[1..], [View::Clear, View::Clear], "{views:?}");
+    }
+
+    #[test]
     fn a_moved_camera_is_found_again_turned_to_the_recorded_position() {
         let frame = still(5);
         let mut tracker = tracker();
