@@ -286,6 +286,36 @@ fn inside(quad: &[[f64; 2]; 4], p: [f64; 2]) -> bool {
     sides.iter().all(|&s| s >= 0.0) || sides.iter().all(|&s| s <= 0.0)
 }
 
+/// The Go grid `near` re-fitted to the drawn lines of `gray` (no larger than
+/// [`WORKING_SIDE`]), once for every line response the locator tries: each fit that some
+/// camera could see a square board as. A grid within a third of a spacing of the lines
+/// lands on them.
+pub(super) fn refitted(gray: &Mat, near: &BoardGeometry) -> opencv::Result<Vec<BoardGeometry>> {
+    let evened_gray = evened(gray)?;
+    let (width, height) = (f64::from(gray.cols()), f64::from(gray.rows()));
+    let mut grids = Vec::new();
+    for (scale, gray) in [
+        (Scale::BOARD_FILLS_FRAME, gray),
+        (Scale::SMALL_BOARD, gray),
+        (Scale::BOARD_FILLS_FRAME, &evened_gray),
+    ] {
+        let response = LineResponse::new(gray, gray, scale, LineKind::Drawn, Pieces::OnPoints)?;
+        // A second pass starts from lines the first already drew nearer.
+        let Some(once) = refine(&response, &near.homography, near.size) else {
+            continue;
+        };
+        let homography = refine(&response, &once, near.size).unwrap_or(once);
+        let grid = BoardGeometry {
+            size: near.size,
+            homography,
+        };
+        if grid.seen_square(width, height) {
+            grids.push(grid);
+        }
+    }
+    Ok(grids)
+}
+
 /// The black-hat response of a grayscale image, kept as plain bytes for fast sampling.
 struct LineResponse {
     mat: Mat,

@@ -6,6 +6,7 @@
 
 pub mod calibration;
 pub mod eight;
+pub mod follow;
 pub mod locate;
 pub mod markers;
 

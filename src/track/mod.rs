@@ -26,7 +26,7 @@ pub mod eight;
 pub mod samples;
 
 use crate::games::Occupancy;
-use crate::geometry::{BoardGeometry, locate};
+use crate::geometry::{BoardGeometry, follow, locate};
 use crate::reading::adapt::{self, BoardLooks};
 use crate::reading::{self, Observation, Reader};
 use opencv::core::Mat;
@@ -50,11 +50,16 @@ const MISALIGNED: f64 = 0.5;
 /// How long the view must be still and misaligned (or widely changed) before the board is
 /// looked for again: a shaking camera settles in less.
 const RELOCATE_AFTER: f64 = 0.5;
-/// A view that stayed perfectly still this long is believed even where it differs from
-/// the last settled view: light changed, or a hand was in the first frame.
+/// A view that stayed perfectly still, and differed from the last settled view, this long
+/// is believed even where it differs: light changed, or a hand was in the first frame.
+/// A still board that an arm only begins to cross is not: the arm's first frame is new.
 const STILL_TRUST: f64 = 1.5;
 /// How often a lost board is looked for, in seconds of source time.
 const RETRY_EVERY: f64 = 1.0;
+/// The line contrast, as a share of the contrast when the board was last found, a grid
+/// followed from the view before a bump must show to be taken: well clear of
+/// [`MISALIGNED`], where a grid a fraction of a spacing off its lines falls.
+const FOLLOWED: f64 = 0.7;
 /// The share of gaps a view found again may differ in from the view carried over from
 /// before the bump and still be compared with it: a hand covers a corner, not the board;
 /// light that changed with the camera's angle changes nearly every gap.
@@ -307,6 +312,18 @@ struct Lock {
     /// Since when the view has been still, and since when still but changed widely.
     still_since: Option<f64>,
     off_since: Option<f64>,
+    /// Since when the still view has differed from `reference` where no stone explains it.
+    covered_since: Option<f64>,
+    /// The picture (grey) the board was found on, or `reference` last taken from: where
+    /// the board is followed from when it moves.
+    view: Mat,
+}
+
+/// Where the board stood before it was lost, to follow it from.
+struct Before {
+    geometry: BoardGeometry,
+    view: Mat,
+    alignment: f64,
 }
 
 impl Lock {
@@ -429,6 +446,8 @@ pub struct Tracker {
     /// The settled view of a board that was lost, and its quarter turns, to compare the
     /// board with when it is found again.
     lost_reference: Option<(usize, (Samples, Occupancy))>,
+    /// Where that board stood, and its quarter turns, to follow it from.
+    lost_at: Option<(usize, Before)>,
 }
 
 impl Tracker {
@@ -446,6 +465,7 @@ impl Tracker {
             looks: None,
             believed: None,
             lost_reference: None,
+            lost_at: None,
         }
     }
 
@@ -524,6 +544,7 @@ impl Tracker {
             if moved >= MOTION_GAPS {
                 lock.still_since = None;
                 lock.off_since = None;
+                lock.covered_since = None;
                 Some(moved)
             } else {
                 lock.still_since.get_or_insert(time);
@@ -578,8 +599,7 @@ impl Tracker {
         let reading = observation.occupancy();
 
         // A still view that differs from the settled one away from any changed stone is
-        // covered, unless it has been still long enough to be the new normal.
-        let still_for = lock.still_since.map_or(0.0, |since| time - since);
+        // covered, unless it has been still and so long enough to be the new normal.
         let mut cover = match &lock.reference {
             Some((reference, reference_reading)) => unexplained_gaps(
                 &samples,
@@ -603,9 +623,17 @@ impl Tracker {
                 cover = 0;
             }
         }
+        let lock = self.lock.as_mut().expect("locked");
+        let covered_for = if cover >= COVER_GAPS {
+            time - *lock.covered_since.get_or_insert(time)
+        } else {
+            lock.covered_since = None;
+            0.0
+        };
+        let still_for = lock.still_since.map_or(0.0, |since| time - since);
         let lock = self.lock.as_ref().expect("locked");
         // Stills are independent observations: each is believed as it is.
-        if cover >= COVER_GAPS && still_for < STILL_TRUST && !self.options.stills {
+        if cover >= COVER_GAPS && still_for.min(covered_for) < STILL_TRUST && !self.options.stills {
             report.view = View::Covered { gaps: cover };
             self.run = None;
             return Ok(report);
@@ -669,6 +697,7 @@ impl Tracker {
                     report.events.push(TrackEvent::Renewed);
                 }
                 lock.reference = Some((samples, reading));
+                lock.view = gray(image)?;
             }
             self.last_settled = Some(run.occupancy.clone());
         }
@@ -676,8 +705,31 @@ impl Tracker {
         Ok(report)
     }
 
-    /// First search for the board. True when found.
+    /// First search for the board, or for a board that was lost. True when found.
     fn find(&mut self, image: &Mat, report: &mut Report) -> opencv::Result<bool> {
+        let followed = match (&self.lost_at, &self.last_settled) {
+            (Some((turns, before)), Some(settled)) => self
+                .follow(image, before)?
+                .map(|geometry| (geometry, *turns, settled.clone())),
+            _ => None,
+        };
+        if let Some((geometry, turns, settled)) = followed {
+            let (_, before) = self.lost_at.take().expect("followed from it");
+            self.lost_reported = false;
+            let mut lock = self.lock_on(image, geometry, turns)?;
+            let agreement = self.agreement(image, &lock.geometry, &settled, turns)?;
+            if let Some((old_turns, reference)) = self.lost_reference.take() {
+                lock.carry(old_turns, Some(reference));
+            }
+            report.events.push(TrackEvent::Relocated {
+                corners: turned_geometry(&lock.geometry, turns).corners(),
+                quarter_turns: turns,
+                agreement,
+                shift_pixels: corner_shift(&before.geometry, &lock.geometry),
+            });
+            self.lock = Some(lock);
+            return Ok(true);
+        }
         let (geometry, how) = match &self.options.geometry {
             Some(geometry) if self.last_settled.is_none() => (
                 Some(locate::image_order(geometry)),
@@ -703,11 +755,14 @@ impl Tracker {
             if let Some((old_turns, reference)) = self.lost_reference.take() {
                 lock.carry(old_turns, Some(reference));
             }
+            let shift_pixels = self.lost_at.take().map_or(0.0, |(_, before)| {
+                corner_shift(&before.geometry, &lock.geometry)
+            });
             report.events.push(TrackEvent::Relocated {
                 corners: turned_geometry(&lock.geometry, turns).corners(),
                 quarter_turns: turns,
                 agreement,
-                shift_pixels: 0.0,
+                shift_pixels,
             });
             self.lock = Some(lock);
         } else {
@@ -724,10 +779,24 @@ impl Tracker {
     fn refind(&mut self, image: &Mat, report: &mut Report, why: &str) -> opencv::Result<()> {
         let old = self.lock.take().expect("called while locked");
         self.next_attempt = report.time + RETRY_EVERY;
-        let Some(geometry) = locate_in(image, self.size)? else {
+        let before = Before {
+            geometry: old.geometry.clone(),
+            view: old.view,
+            alignment: old.alignment,
+        };
+        // Followed from where it stood, the board keeps its own lines and its turn; the
+        // locator, with no prior, is the fallback.
+        let followed = self.follow(image, &before)?;
+        let was_followed = followed.is_some();
+        let found = match followed {
+            Some(geometry) => Some(geometry),
+            None => locate_in(image, self.size)?,
+        };
+        let Some(geometry) = found else {
             self.lost_reference = old
                 .reference
                 .map(|reference| (old.quarter_turns, reference));
+            self.lost_at = Some((old.quarter_turns, before));
             self.lost_reported = true;
             report.events.push(TrackEvent::Lost {
                 reason: format!("{why}, and no board was found in view"),
@@ -737,18 +806,16 @@ impl Tracker {
         let mut lock = self.lock_on(image, geometry, old.quarter_turns)?;
         let settled = self.last_settled.clone();
         let (turns, agreement) = match &settled {
+            Some(settled) if was_followed => (
+                old.quarter_turns,
+                self.agreement(image, &lock.geometry, settled, old.quarter_turns)?,
+            ),
             Some(settled) => self.best_turn(image, &lock.geometry, settled)?,
             None => (old.quarter_turns, 1.0),
         };
         lock.quarter_turns = turns;
         lock.carry(old.quarter_turns, old.reference);
-        let shift_pixels = old
-            .geometry
-            .corners()
-            .iter()
-            .zip(lock.geometry.corners())
-            .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
-            .fold(0.0, f64::max);
+        let shift_pixels = corner_shift(&before.geometry, &lock.geometry);
         report.events.push(TrackEvent::Relocated {
             corners: turned_geometry(&lock.geometry, turns).corners(),
             quarter_turns: turns,
@@ -783,7 +850,41 @@ impl Tracker {
             previous: None,
             still_since: None,
             off_since: None,
+            covered_since: None,
+            view: gray(image)?,
         })
+    }
+
+    /// The board of `before` followed into `image`: the best-aligned grid
+    /// [`follow::follow`] offers, when its lines show nearly as clearly as when the board
+    /// was found.
+    fn follow(&self, image: &Mat, before: &Before) -> opencv::Result<Option<BoardGeometry>> {
+        let mut best: Option<(f64, BoardGeometry)> = None;
+        for grid in follow::follow(&before.view, image, &before.geometry)? {
+            let rectified = reading::rectify(image, &grid, CELL)?;
+            let contrast = alignment(&rectified, grid.size, CELL)?;
+            if best.as_ref().is_none_or(|(c, _)| contrast > *c) {
+                best = Some((contrast, grid));
+            }
+        }
+        Ok(best
+            .filter(|(contrast, _)| *contrast >= FOLLOWED * before.alignment)
+            .map(|(_, grid)| grid))
+    }
+
+    /// The share of points on which this view, turned `turns` quarters, agrees with
+    /// `settled`.
+    fn agreement(
+        &self,
+        image: &Mat,
+        geometry: &BoardGeometry,
+        settled: &Occupancy,
+        turns: usize,
+    ) -> opencv::Result<f64> {
+        Ok(
+            self.read(image, geometry)?.turned(turns).agreement(settled) as f64
+                / (settled.height() * settled.width()).max(1) as f64,
+        )
     }
 
     /// The quarter turn under which this view's reading agrees best with `settled`.
@@ -793,15 +894,38 @@ impl Tracker {
         geometry: &BoardGeometry,
         settled: &Occupancy,
     ) -> opencv::Result<(usize, f64)> {
+        Ok(best_turn_of(&self.read(image, geometry)?, settled))
+    }
+
+    /// The reader's call on every point (image order).
+    fn read(&self, image: &Mat, geometry: &BoardGeometry) -> opencv::Result<Occupancy> {
         let rectified = reading::rectify(image, geometry, CELL)?;
         let shifts =
             reading::parallax_shifts(geometry, f64::from(image.cols()), f64::from(image.rows()));
-        let reading = self
+        Ok(self
             .reader
             .read(&rectified, geometry.size, CELL, &shifts)?
-            .occupancy();
-        Ok(best_turn_of(&reading, settled))
+            .occupancy())
     }
+}
+
+/// How far the board's corners moved, at most, in pixels.
+fn corner_shift(before: &BoardGeometry, after: &BoardGeometry) -> f64 {
+    before
+        .corners()
+        .iter()
+        .zip(after.corners())
+        .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
+        .fold(0.0, f64::max)
+}
+
+fn gray(image: &Mat) -> opencv::Result<Mat> {
+    if image.channels() == 1 {
+        return Ok(image.clone());
+    }
+    let mut gray = Mat::default();
+    imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
+    Ok(gray)
 }
 
 fn locate_in(image: &Mat, size: Option<usize>) -> opencv::Result<Option<BoardGeometry>> {
@@ -1176,6 +1300,58 @@ mod tests {
             views[1..].iter().all(|v| matches!(v, View::Covered { .. })),
             "{views:?}"
         );
+    }
+
+    #[test]
+    fn an_arm_that_begins_to_cross_a_long_still_board_is_not_the_new_normal() {
+        let frame = still(3);
+        let mut tracker = tracker();
+        last_settled(&mut tracker, &frame, 0..25).expect("settled");
+        let geometry = tracker.geometry().unwrap();
+        let at = |c: f64, r: f64| {
+            let [x, y] = geometry.to_image(c, r);
+            Point::new(x.round() as i32, y.round() as i32)
+        };
+        // Only beyond the edge yet, after 2.5 s of a still board, and coming in slowly:
+        // no frame moves enough to count as motion (Go seed 100336).
+        let mut arm = frame.clone();
+        let reach = opencv::core::Vector::<Point>::from_iter([
+            at(3.0, 8.6),
+            at(5.0, 8.6),
+            at(5.0, 10.5),
+            at(3.0, 10.5),
+        ]);
+        imgproc::fill_convex_poly(
+            &mut arm,
+            &reach,
+            Scalar::new(60.0, 90.0, 160.0, 0.0),
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let views: Vec<View> = (1..=12u32)
+            .map(|step| {
+                let share = (f64::from(step) / 8.0).min(1.0);
+                let mut seen = Mat::default();
+                opencv::core::add_weighted_def(&arm, share, &frame, 1.0 - share, 0.0, &mut seen)
+                    .unwrap();
+                let i = 24 + u64::from(step);
+                tracker.analyse(&seen, i as f64 * 0.1, i).unwrap().view
+            })
+            .collect();
+        assert!(
+            views.iter().all(|v| !matches!(v, View::Moving { .. })),
+            "{views:?}"
+        );
+        assert!(
+            matches!(views.last(), Some(View::Covered { .. })),
+            "{views:?}"
+        );
+        // Gone again, the board is as it was settled: nothing to wait for.
+        let views: Vec<View> = (37..40)
+            .map(|i| tracker.analyse(&frame, i as f64 * 0.1, i).unwrap().view)
+            .collect();
+        assert_eq!(views[1..], [View::Clear, View::Clear], "{views:?}");
     }
 
     #[test]
