@@ -12,7 +12,7 @@
 //! new view.
 
 use super::locate::{self, refitted};
-use super::{BoardGeometry, homography_from_4};
+use super::{BoardGeometry, gray, homography_from_4};
 use opencv::core::{self, Mat, Point, Rect, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -202,15 +202,6 @@ fn blurred(gray: &Mat, sigma: f64) -> opencv::Result<Mat> {
     let mut out = Mat::default();
     imgproc::gaussian_blur_def(&floats, &mut out, Size::default(), sigma.max(0.5))?;
     Ok(out)
-}
-
-fn gray(image: &Mat) -> opencv::Result<Mat> {
-    if image.channels() == 1 {
-        return Ok(image.clone());
-    }
-    let mut gray = Mat::default();
-    imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
-    Ok(gray)
 }
 
 #[cfg(test)]

@@ -279,6 +279,18 @@ pub fn homography_from_4(from: &[[f64; 2]; 4], to: &[[f64; 2]; 4]) -> Option<Hom
     Some([[h[0], h[1], h[2]], [h[3], h[4], h[5]], [h[6], h[7], 1.0]])
 }
 
+/// A picture in grey: the trackers compare views, and the follower matches them, by
+/// lightness alone.
+pub fn gray(image: &opencv::core::Mat) -> opencv::Result<opencv::core::Mat> {
+    use opencv::prelude::*;
+    if image.channels() == 1 {
+        return Ok(image.clone());
+    }
+    let mut gray = opencv::core::Mat::default();
+    opencv::imgproc::cvt_color_def(image, &mut gray, opencv::imgproc::COLOR_BGR2GRAY)?;
+    Ok(gray)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

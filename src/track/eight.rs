@@ -21,8 +21,8 @@ use super::{
 };
 use crate::detect_eight::pieces_of;
 use crate::games::Occupancy;
-use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{self, EightBoard, EightGame, LINES, Orientation, SQUARES, Surface};
+use crate::geometry::{BoardGeometry, gray};
 use crate::reading::adapt::BoardLooks;
 use crate::reading::eight::{self as squares, CELL, Pieces, SideMeasure, SquareMeasures};
 use opencv::core::Mat;
@@ -342,7 +342,7 @@ impl EightTracker {
                 lock.slides_checked = Some(settled.since);
                 slid = pushed_pieces(
                     reference_picture,
-                    picture.insert(gray_of(&rectified)?),
+                    picture.insert(gray(&rectified)?),
                     reference_reading,
                     run.occupancy(),
                     &lock.shifts,
@@ -376,10 +376,10 @@ impl EightTracker {
                 lock.reference = Some((samples, run.occupancy().clone()));
                 lock.reference_picture = Some(match picture {
                     Some(picture) => picture,
-                    None => gray_of(&rectified)?,
+                    None => gray(&rectified)?,
                 });
                 self.anchor = Some(Anchor {
-                    gray: gray_of(image)?,
+                    gray: gray(image)?,
                     geometry: lock.board.geometry.clone(),
                     surface: lock.board.surface,
                     contrast: lock.contrast,
@@ -536,7 +536,7 @@ impl EightTracker {
 /// more would confuse with its neighbour's; the whole picture has no such period. The
 /// lattice is kept only when it shows as clearly as the anchor's did.
 fn followed(anchor: &Anchor, image: &Mat) -> opencv::Result<Option<EightBoard>> {
-    let gray = gray_of(image)?;
+    let gray = gray(image)?;
     if gray.size()? != anchor.gray.size()? {
         return Ok(None);
     }
@@ -614,15 +614,6 @@ fn looks_for(surface: Surface) -> BoardLooks {
         ),
         Surface::Grid => BoardLooks::new(SQUARES),
     }
-}
-
-fn gray_of(image: &Mat) -> opencv::Result<Mat> {
-    if image.channels() == 1 {
-        return Ok(image.clone());
-    }
-    let mut gray = Mat::default();
-    imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
-    Ok(gray)
 }
 
 /// How far the whole picture moved from `before` to `after`, in pixels.
@@ -1052,7 +1043,7 @@ mod tests {
         let board = eight::locate(&picture).unwrap().board.expect("board");
         let rectified = crate::reading::rectify(&picture, &board.geometry, CELL).unwrap();
         let anchor = Anchor {
-            gray: gray_of(&picture).unwrap(),
+            gray: gray(&picture).unwrap(),
             geometry: board.geometry.clone(),
             surface: board.surface,
             contrast: lattice_contrast(&rectified, board.surface).unwrap(),

@@ -26,7 +26,7 @@ pub mod eight;
 pub mod samples;
 
 use crate::games::Occupancy;
-use crate::geometry::{BoardGeometry, follow, locate};
+use crate::geometry::{BoardGeometry, follow, gray, locate};
 use crate::reading::adapt::{self, BoardLooks};
 use crate::reading::{self, Observation, Reader};
 use opencv::core::Mat;
@@ -917,15 +917,6 @@ fn corner_shift(before: &BoardGeometry, after: &BoardGeometry) -> f64 {
         .zip(after.corners())
         .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
         .fold(0.0, f64::max)
-}
-
-fn gray(image: &Mat) -> opencv::Result<Mat> {
-    if image.channels() == 1 {
-        return Ok(image.clone());
-    }
-    let mut gray = Mat::default();
-    imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)?;
-    Ok(gray)
 }
 
 fn locate_in(image: &Mat, size: Option<usize>) -> opencv::Result<Option<BoardGeometry>> {
