@@ -255,14 +255,6 @@ mod tests {
         [100.0, 430.0],
     ];
 
-    fn furthest(a: &BoardGeometry, b: &BoardGeometry) -> f64 {
-        a.corners()
-            .iter()
-            .zip(b.corners())
-            .map(|(p, q)| (p[0] - q[0]).hypot(p[1] - q[1]))
-            .fold(0.0, f64::max)
-    }
-
     #[test]
     fn a_bumped_board_is_followed_onto_its_own_lines() {
         // Moved by more than a spacing (about 17 px) and turned a little.
@@ -277,13 +269,13 @@ mod tests {
         // Moved near enough for the lines to draw it on (a third of a spacing), then on
         // them.
         assert!(
-            furthest(&grids[0], &truth) < 6.0,
+            grids[0].corner_shift(&truth) < 6.0,
             "{:?} for {after:?}",
             grids[0].corners()
         );
         for grid in &grids[1..] {
             assert!(
-                furthest(grid, &truth) < 1.0,
+                grid.corner_shift(&truth) < 1.0,
                 "{:?} for {after:?}",
                 grid.corners()
             );

@@ -56,6 +56,16 @@ impl BoardGeometry {
         ]
     }
 
+    /// How far, in pixels, the farthest-moved corner lies from its place on `other`: how
+    /// much a board moved between two finds.
+    pub fn corner_shift(&self, other: &BoardGeometry) -> f64 {
+        self.corners()
+            .iter()
+            .zip(other.corners())
+            .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
+            .fold(0.0, f64::max)
+    }
+
     /// The same grid seen in an image scaled by `factor` (e.g. a downscaled working copy).
     pub fn scaled(&self, factor: f64) -> Self {
         let mut homography = self.homography;

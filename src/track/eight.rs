@@ -484,13 +484,7 @@ impl EightTracker {
                 lock.quarter_turns = Some(turns);
                 let corners = super::turned_geometry(&lock.board.geometry, turns).corners();
                 let shift_pixels = old.map_or(0.0, |old| {
-                    old.board
-                        .geometry
-                        .corners()
-                        .iter()
-                        .zip(lock.board.geometry.corners())
-                        .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
-                        .fold(0.0, f64::max)
+                    old.board.geometry.corner_shift(&lock.board.geometry)
                 });
                 report.events.push(TrackEvent::Relocated {
                     corners,

@@ -725,7 +725,7 @@ impl Tracker {
                 corners: turned_geometry(&lock.geometry, turns).corners(),
                 quarter_turns: turns,
                 agreement,
-                shift_pixels: corner_shift(&before.geometry, &lock.geometry),
+                shift_pixels: before.geometry.corner_shift(&lock.geometry),
             });
             self.lock = Some(lock);
             return Ok(true);
@@ -756,7 +756,7 @@ impl Tracker {
                 lock.carry(old_turns, Some(reference));
             }
             let shift_pixels = self.lost_at.take().map_or(0.0, |(_, before)| {
-                corner_shift(&before.geometry, &lock.geometry)
+                before.geometry.corner_shift(&lock.geometry)
             });
             report.events.push(TrackEvent::Relocated {
                 corners: turned_geometry(&lock.geometry, turns).corners(),
@@ -815,7 +815,7 @@ impl Tracker {
         };
         lock.quarter_turns = turns;
         lock.carry(old.quarter_turns, old.reference);
-        let shift_pixels = corner_shift(&before.geometry, &lock.geometry);
+        let shift_pixels = before.geometry.corner_shift(&lock.geometry);
         report.events.push(TrackEvent::Relocated {
             corners: turned_geometry(&lock.geometry, turns).corners(),
             quarter_turns: turns,
@@ -907,16 +907,6 @@ impl Tracker {
             .read(&rectified, geometry.size, CELL, &shifts)?
             .occupancy())
     }
-}
-
-/// How far the board's corners moved, at most, in pixels.
-fn corner_shift(before: &BoardGeometry, after: &BoardGeometry) -> f64 {
-    before
-        .corners()
-        .iter()
-        .zip(after.corners())
-        .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
-        .fold(0.0, f64::max)
 }
 
 fn locate_in(image: &Mat, size: Option<usize>) -> opencv::Result<Option<BoardGeometry>> {
