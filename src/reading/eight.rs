@@ -331,7 +331,7 @@ impl SquareMeasures {
     /// The measure that tells this view's sides apart best (see [`SideMeasure`]), when
     /// lightness or saturation does.
     pub fn side_measure(&self) -> Option<SideMeasure> {
-        match self.split(None) {
+        match self.split(&self.occupied(), None) {
             Split::Lightness { .. } => Some(SideMeasure::Lightness),
             Split::Saturation { .. } => Some(SideMeasure::Saturation),
             Split::Colour { .. } => None,
@@ -344,7 +344,7 @@ impl SquareMeasures {
     /// hand hid some pieces and the other measure parted the rest a little more cleanly.
     pub fn observation_by(&self, measure: Option<SideMeasure>) -> Observation {
         let occupied = self.occupied();
-        let split = self.split(measure);
+        let split = self.split(&occupied, measure);
         let cells = (0..SQUARES * SQUARES)
             .map(|i| {
                 let light = split.light(self.bodies[i]);
@@ -377,11 +377,11 @@ impl SquareMeasures {
             .collect()
     }
 
-    fn split(&self, keep: Option<SideMeasure>) -> Split {
+    fn split(&self, occupied: &[f64], keep: Option<SideMeasure>) -> Split {
         side_split(
             &self.bodies,
             &self.references,
-            &self.occupied(),
+            occupied,
             &self.board_lightness,
             keep,
         )
@@ -532,8 +532,9 @@ fn two_groups(values: &[f64]) -> Option<([f64; 2], f64)> {
 /// every game), by lightness or by saturation, whichever parts them more cleanly:
 /// black against ivory differ in lightness only, red against black in saturation
 /// above all (their lightness overlaps once the red ones are shaded); `keep`, where it
-/// parts them at all, whatever the other's parting. Else two groups of their colour, when those are apart (sides of one lightness in different hues), the
-/// darker group the dark side. Else, with one group only, the middle of the board's own
+/// parts them at all, whatever the other's parting. Else two groups of their colour,
+/// when those are apart (sides of one lightness in different hues), the darker group the
+/// dark side. Else, with one group only, the middle of the board's own
 /// lightness: light pieces are lighter than dark squares and dark pieces darker than
 /// light ones.
 fn side_split(
@@ -578,52 +579,7 @@ fn side_split(
                 parting,
             )
         });
-    let saturations: Vec<f64> = pieces.iter().map(|&b| saturation(b)).collect();
-    let by_saturation = two_groups(&saturations)
-        .filter(|([grey, coloured], _)| {
-            let threshold = (grey + coloured) / 2.0;
-            let sides = [false, true].map(|coloured_side| {
-                let mut from_board: Vec<f64> = pieces
-                    .iter()
-                    .zip(&boards)
-                    .filter(|&(&b, _)| (saturation(b) >= threshold) == coloured_side)
-                    .map(|(&b, &r)| distance(hue_weighted(b), hue_weighted(r)))
-                    .collect();
-                from_board.sort_by(f64::total_cmp);
-                (
-                    from_board.len(),
-                    from_board.get(from_board.len() / 2).copied(),
-                )
-            });
-            // Each side is pieces, not a shade of the board: bare squares read occupied
-            // in a shadow are as coloured as the wood, and an orange board is as
-            // coloured as a red man. A single coloured thing (a cuff, a glint) is no side.
-            coloured - grey >= MIN_SATURATION_GAP
-                && sides.iter().all(|&(count, median)| {
-                    count >= MIN_SIDE_PIECES
-                        && count * MIN_SIDE_SHARE_DIVISOR >= pieces.len()
-                        && median.is_some_and(|m| m >= MIN_SIDE_FROM_BOARD)
-                })
-        })
-        .map(|([grey, coloured], parting)| {
-            let threshold = (grey + coloured) / 2.0;
-            let mean_lightness = |coloured_side: bool| {
-                let side: Vec<f64> = pieces
-                    .iter()
-                    .filter(|&&b| (saturation(b) >= threshold) == coloured_side)
-                    .map(|b| b[0])
-                    .collect();
-                side.iter().sum::<f64>() / side.len().max(1) as f64
-            };
-            (
-                Split::Saturation {
-                    threshold,
-                    width: ((coloured - grey) / 10.0).max(0.01),
-                    coloured_light: mean_lightness(true) > mean_lightness(false),
-                },
-                parting,
-            )
-        });
+    let by_saturation = saturation_split(&pieces, &boards);
     match (by_lightness, by_saturation, keep) {
         (Some((lightness, _)), _, Some(SideMeasure::Lightness)) => return lightness,
         (_, Some((saturation, _)), Some(SideMeasure::Saturation)) => return saturation,
@@ -650,6 +606,48 @@ fn side_split(
         threshold: (lo + hi) / 2.0,
         width: 8.0,
     }
+}
+
+/// Two groups of `pieces` (bodies, with the bare board under each in `boards`) by
+/// saturation, and how cleanly they part, when each is a side: far enough apart, enough
+/// pieces, and pieces rather than a shade of the board (bare squares read occupied in a
+/// shadow are as coloured as the wood, and an orange board is as coloured as a red man;
+/// a single coloured thing, a cuff or a glint, is no side).
+fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<(Split, f64)> {
+    let saturations: Vec<f64> = pieces.iter().map(|&b| saturation(b)).collect();
+    let ([grey, coloured], parting) = two_groups(&saturations)?;
+    if coloured - grey < MIN_SATURATION_GAP {
+        return None;
+    }
+    let threshold = (grey + coloured) / 2.0;
+    // Per side (grey, coloured): the pieces' distances from the board under them, and
+    // their lightness.
+    let mut from_board = [Vec::new(), Vec::new()];
+    let mut lightness = [Vec::new(), Vec::new()];
+    for ((body, board), &s) in pieces.iter().zip(boards).zip(&saturations) {
+        let side = usize::from(s >= threshold);
+        from_board[side].push(distance(hue_weighted(*body), hue_weighted(*board)));
+        lightness[side].push(body[0]);
+    }
+    let is_side = |distances: &mut Vec<f64>| {
+        distances.sort_by(f64::total_cmp);
+        let count = distances.len();
+        count >= MIN_SIDE_PIECES
+            && count * MIN_SIDE_SHARE_DIVISOR >= pieces.len()
+            && distances[count / 2] >= MIN_SIDE_FROM_BOARD
+    };
+    if !from_board.iter_mut().all(is_side) {
+        return None;
+    }
+    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
+    Some((
+        Split::Saturation {
+            threshold,
+            width: ((coloured - grey) / 10.0).max(0.01),
+            coloured_light: mean(&lightness[1]) > mean(&lightness[0]),
+        },
+        parting,
+    ))
 }
 
 /// Lab with its colour axes doubled: in OpenCV's 8-bit Lab they span about half the

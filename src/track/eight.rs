@@ -323,7 +323,7 @@ impl EightTracker {
                         return Ok(report);
                     };
                     report.oriented = Some(orientation);
-                    self.side_measure = self.side_measure.or(measures.side_measure());
+                    self.side_measure = self.side_measure.or_else(|| measures.side_measure());
                     turns
                 }
             };
