@@ -707,35 +707,20 @@ impl Tracker {
 
     /// First search for the board, or for a board that was lost. True when found.
     fn find(&mut self, image: &Mat, report: &mut Report) -> opencv::Result<bool> {
+        // A board lost after a game began is first followed from where it stood; it keeps
+        // its turn. The locator, with no prior, is the fallback.
         let followed = match (&self.lost_at, &self.last_settled) {
-            (Some((turns, before)), Some(settled)) => self
-                .follow(image, before)?
-                .map(|geometry| (geometry, *turns, settled.clone())),
+            (Some((_, before)), Some(_)) => self.follow(image, before)?,
             _ => None,
         };
-        if let Some((geometry, turns, settled)) = followed {
-            let (_, before) = self.lost_at.take().expect("followed from it");
-            self.lost_reported = false;
-            let mut lock = self.lock_on(image, geometry, turns)?;
-            let agreement = self.agreement(image, &lock.geometry, &settled, turns)?;
-            if let Some((old_turns, reference)) = self.lost_reference.take() {
-                lock.carry(old_turns, Some(reference));
-            }
-            report.events.push(TrackEvent::Relocated {
-                corners: turned_geometry(&lock.geometry, turns).corners(),
-                quarter_turns: turns,
-                agreement,
-                shift_pixels: before.geometry.corner_shift(&lock.geometry),
-            });
-            self.lock = Some(lock);
-            return Ok(true);
-        }
-        let (geometry, how) = match &self.options.geometry {
-            Some(geometry) if self.last_settled.is_none() => (
+        let was_followed = followed.is_some();
+        let (geometry, how) = match (followed, &self.options.geometry) {
+            (Some(geometry), _) => (Some(geometry), String::new()),
+            (None, Some(geometry)) if self.last_settled.is_none() => (
                 Some(locate::image_order(geometry)),
                 "the calibration's corners".to_string(),
             ),
-            _ => (locate_in(image, self.size)?, "the grid's lines".to_string()),
+            (None, _) => (locate_in(image, self.size)?, "the grid's lines".to_string()),
         };
         let Some(geometry) = geometry else {
             if !self.lost_reported {
@@ -747,31 +732,37 @@ impl Tracker {
             return Ok(false);
         };
         self.lost_reported = false;
-        let lock = self.lock_on(image, geometry, 0)?;
-        if let Some(settled) = self.last_settled.clone() {
-            let (turns, agreement) = self.best_turn(image, &lock.geometry, &settled)?;
-            let mut lock = lock;
-            lock.quarter_turns = turns;
-            if let Some((old_turns, reference)) = self.lost_reference.take() {
-                lock.carry(old_turns, Some(reference));
-            }
-            let shift_pixels = self.lost_at.take().map_or(0.0, |(_, before)| {
-                before.geometry.corner_shift(&lock.geometry)
-            });
-            report.events.push(TrackEvent::Relocated {
-                corners: turned_geometry(&lock.geometry, turns).corners(),
-                quarter_turns: turns,
-                agreement,
-                shift_pixels,
-            });
-            self.lock = Some(lock);
-        } else {
+        let mut lock = self.lock_on(image, geometry, 0)?;
+        let Some(settled) = self.last_settled.clone() else {
             report.events.push(TrackEvent::Found {
                 corners: lock.geometry.corners(),
                 how,
             });
             self.lock = Some(lock);
+            return Ok(true);
+        };
+        let lost_at = self.lost_at.take();
+        let (turns, agreement) = match &lost_at {
+            Some((turns, _)) if was_followed => (
+                *turns,
+                self.agreement(image, &lock.geometry, &settled, *turns)?,
+            ),
+            _ => self.best_turn(image, &lock.geometry, &settled)?,
+        };
+        lock.quarter_turns = turns;
+        if let Some((old_turns, reference)) = self.lost_reference.take() {
+            lock.carry(old_turns, Some(reference));
         }
+        let shift_pixels = lost_at.map_or(0.0, |(_, before)| {
+            before.geometry.corner_shift(&lock.geometry)
+        });
+        report.events.push(TrackEvent::Relocated {
+            corners: turned_geometry(&lock.geometry, turns).corners(),
+            quarter_turns: turns,
+            agreement,
+            shift_pixels,
+        });
+        self.lock = Some(lock);
         Ok(true)
     }
 
