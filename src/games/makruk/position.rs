@@ -360,6 +360,11 @@ impl Board {
             .count()
     }
 
+    /// The squares `color`'s pieces stand on, one bit a square as [`Square::index`].
+    pub fn occupied_by(&self, color: Color) -> u64 {
+        self.occupied[side(color)]
+    }
+
     pub fn piece_total(&self) -> u32 {
         (self.occupied[0] | self.occupied[1]).count_ones()
     }
@@ -687,6 +692,28 @@ impl Position {
             turn,
             ..self.clone()
         }
+    }
+
+    /// The same position with the figures on `a` and `b` (one side's) exchanged: what a
+    /// game joined in progress learns when a piece moves as only the other figure can.
+    /// `None` unless both squares hold pieces of one side.
+    pub fn with_figures_exchanged(&self, a: Square, b: Square) -> Option<Position> {
+        let (first, second) = (self.board.piece_at(a)?, self.board.piece_at(b)?);
+        if first.color != second.color {
+            return None;
+        }
+        let board = Board::from_pieces(self.board.pieces().map(|(square, piece)| {
+            let role = match square {
+                s if s == a => second.role,
+                s if s == b => first.role,
+                _ => piece.role,
+            };
+            (square, Piece { role, ..piece })
+        }))?;
+        Some(Position {
+            board,
+            ..self.clone()
+        })
     }
 
     /// What a repetition compares (MAKRUK 16): placement and side to move.
