@@ -18,7 +18,7 @@
 
 use super::eight::{Candidate, Differences, RaisedFlag, Seen8, Stage, Waiting, changes, closest};
 use super::go::InferOptions;
-use crate::games::makruk::{Count, CountKind, Move, Position, Square, Status, to_san};
+use crate::games::makruk::{Count, CountKind, Move, Position, Role, Square, Status, to_san};
 use crate::games::{Article, Color, Occupancy, Penalty, Source};
 use std::collections::HashMap;
 
@@ -151,6 +151,9 @@ pub enum Reading {
     Twice(Move, Move),
     TakeBack,
     MovedOn(Move),
+    /// A move a piece of a game joined in progress makes only as the figure joined on
+    /// another square: the two figures exchanged, then the move.
+    Refigured(Square, Move),
 }
 
 impl Reading {
@@ -178,6 +181,10 @@ pub struct MakrukInference {
     /// the other side's: a figure the reader misreads there is misread where it takes.
     slipping: u64,
     waiting: Waiting<Reading>,
+    /// A game joined in progress: squares whose figure the colours left open, with the
+    /// figures that could stand there (`makruk::Joined::uncertain`), following the pieces
+    /// as they move.
+    unsure: Vec<(Square, Vec<Role>)>,
 }
 
 fn square_name(row: usize, col: usize) -> String {
@@ -202,7 +209,38 @@ impl MakrukInference {
             first,
             slipping: 0,
             waiting: Waiting::default(),
+            unsure: Vec::new(),
         }
+    }
+
+    /// A game joined in progress whose figures on these squares are open.
+    pub fn set_unsure_figures(&mut self, unsure: Vec<(Square, Vec<Role>)>) {
+        self.unsure = unsure;
+    }
+
+    /// The positions with two open figures of the side to move exchanged, the square that
+    /// then moves first: each figure one the other square's could be.
+    fn refigured(&self) -> Vec<(Square, Square, Position)> {
+        let board = self.position.board();
+        let mover = self.position.turn();
+        let role = |square: Square| board.piece_at(square).filter(|p| p.color == mover);
+        let mut out = Vec::new();
+        for (a, a_roles) in &self.unsure {
+            for (b, b_roles) in &self.unsure {
+                let (Some(on_a), Some(on_b)) = (role(*a), role(*b)) else {
+                    continue;
+                };
+                if a != b
+                    && on_a.role != on_b.role
+                    && a_roles.contains(&on_b.role)
+                    && b_roles.contains(&on_a.role)
+                    && let Some(exchanged) = self.position.with_figures_exchanged(*a, *b)
+                {
+                    out.push((*a, *b, exchanged));
+                }
+            }
+        }
+        out
     }
 
     pub fn position(&self) -> &Position {
@@ -320,6 +358,18 @@ impl MakrukInference {
                 prior: 0.0,
             });
         }
+        for (from, other, exchanged) in self.refigured() {
+            for &mv in exchanged.legal_moves_from(from).iter() {
+                let as_joined = current.legal_moves_from(from).iter().any(|m| m.to == mv.to);
+                if !as_joined {
+                    out.push(Candidate {
+                        what: Reading::Refigured(other, mv),
+                        expected: expect(&exchanged.after(&mv)),
+                        prior: -0.5,
+                    });
+                }
+            }
+        }
         if let Some(last) = self.history.last() {
             let flipped = current.with_turn(current.turn().opponent());
             for &mv in flipped.legal_moves().iter() {
@@ -397,6 +447,14 @@ impl MakrukInference {
                     outcomes,
                 );
             }
+            Reading::Refigured(other, mv) => {
+                if let Some(exchanged) = self.position.with_figures_exchanged(mv.from, other) {
+                    self.position = exchanged;
+                    self.unsure
+                        .retain(|(square, _)| *square != mv.from && *square != other);
+                }
+                self.commit(mv, seen, outcomes);
+            }
             Reading::TakeBack => {
                 let number = self.history.len();
                 self.take_back();
@@ -468,6 +526,12 @@ impl MakrukInference {
     }
 
     fn commit(&mut self, mv: Move, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        self.unsure.retain(|(square, _)| *square != mv.to);
+        for (square, _) in &mut self.unsure {
+            if *square == mv.from {
+                *square = mv.to;
+            }
+        }
         let before = self.position.clone();
         let color = before.turn();
         let san = to_san(&before, &mv);
@@ -742,6 +806,43 @@ mod tests {
         assert!(
             matches!(&out[..], [Outcome::Move { san, .. }] if san == "e4"),
             "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_joined_figure_that_moves_as_the_other_open_one_is_recorded_as_that_figure() {
+        // Joined after d1c2 and c1d2 (Khun to c2, Khon to d2) but with the figures the other
+        // way round, both open; Black to move plays a5, then c2 steps sideways to b2,
+        // which only a Khun does.
+        let truth = ["d1c2", "a6a5", "c1d2"]
+            .iter()
+            .fold(Position::start(), |p, uci| played(&p, uci));
+        let (c2, d2) = (Square::parse("c2").unwrap(), Square::parse("d2").unwrap());
+        let joined = truth.with_figures_exchanged(c2, d2).unwrap();
+        assert_eq!(joined.board().piece_at(c2).unwrap().role, Role::Khon);
+        let mut game = MakrukInference::new(joined.clone(), InferOptions::default());
+        let open = vec![Role::Khun, Role::Khon];
+        game.set_unsure_figures(vec![(c2, open.clone()), (d2, open)]);
+        let after_a5 = played(&joined, "a5a4");
+        let out = game.observe(&look(
+            &probabilities(&after_a5.occupancy(), &[0.97; 64]),
+            1.0,
+        ));
+        assert!(
+            matches!(&out[..], [Outcome::Move { san, .. }] if san == "a4"),
+            "{out:?}"
+        );
+        let mut seen = after_a5.occupancy();
+        seen.set(6, 2, None);
+        seen.set(6, 1, Some(Color::White));
+        let out = game.observe(&look(&probabilities(&seen, &[0.97; 64]), 2.0));
+        assert!(
+            matches!(&out[..], [Outcome::Move { san, .. }] if san == "Kb2"),
+            "{out:?}"
+        );
+        assert_eq!(
+            game.position().board().piece_at(d2).unwrap().role,
+            Role::Khon
         );
     }
 
