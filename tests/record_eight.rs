@@ -327,25 +327,44 @@ fn notes<'a>(events: &'a [Value], note: &str) -> Vec<&'a Value> {
 }
 
 #[test]
-fn a_makruk_game_not_at_the_start_is_not_recorded_until_its_position_is_given() {
+fn a_makruk_game_in_progress_is_joined_with_its_figures_or_recorded_from_a_given_position() {
     let work = tempfile::tempdir().unwrap();
     let middle = work.path().join("middle.pgn");
     from_the_middle("makruk/fairy-stockfish-game.pgn", 6, 4, &middle);
     let clip = work.path().join("clip");
     let footage = render_record(&middle, &clip, 3, 4, &[]);
 
-    // From the start position, nothing on the board fits: the recorder waits, says so
-    // once with the evidence, and records no move.
-    let out = work.path().join("waiting");
+    // Nothing on the board fits the start position: the recorder says so once with the
+    // evidence, then joins the game as it stands, its figures those the fewest moves
+    // from the start give, and records every move after.
+    let out = work.path().join("joined");
     let output = record(&footage, "makruk", &out, &[]);
     assert!(output.status.success(), "{}", stderr(&output));
-    let waited = events(&out);
-    let waiting = notes(&waited, "waiting-for-start");
-    assert_eq!(waiting.len(), 1, "{waited:#?}");
+    let joined = events(&out);
+    let waiting = notes(&joined, "waiting-for-start");
+    assert_eq!(waiting.len(), 1, "{joined:#?}");
     assert!(waiting[0]["detail"]["start_mismatches"].as_u64().unwrap() > 4);
     assert_eq!(waiting[0]["evidence"].as_array().unwrap().len(), 1);
-    assert!(of_kind(&waited, "move").is_empty(), "{waited:#?}");
-    assert!(notes(&waited, "game-start").is_empty());
+    let start = notes(&joined, "game-start");
+    assert_eq!(start.len(), 1, "{joined:#?}");
+    assert_eq!(start[0]["detail"]["joined"], true, "{:#?}", start[0]);
+    let note = notes(&joined, "joined-in-progress");
+    assert_eq!(note.len(), 1);
+    assert!(
+        note[0]["detail"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("fewest moves"),
+        "{:#?}",
+        note[0]
+    );
+    let played = truth_moves(&truth(&clip));
+    let recorded = recorded_moves(&joined);
+    assert!(recorded.len() >= 3, "{recorded:?} of {played:?}");
+    assert_eq!(recorded[..], played[played.len() - recorded.len()..]);
+    assert!(of_kind(&joined, "flag").is_empty(), "{joined:#?}");
+    let pgn = std::fs::read_to_string(out.join("game.pgn")).unwrap();
+    assert!(pgn.contains("[SetUp \"1\"]"), "{pgn}");
     verify(&out);
 
     // Given the position, the game is recorded from it move for move.

@@ -706,11 +706,14 @@ pub(super) struct EightRecording {
     first_given: bool,
     /// `--fen`: the position the game on the board starts from.
     given: Option<Opening>,
-    /// A Mak-hos game joined in progress: the position it was joined at (men unless on
-    /// their far row; the side to move is `first`, until the first move tells).
-    joined: Option<makhos::Position>,
-    /// A Mak-hos reading no start fits that could be a game in progress, and since when
-    /// settled readings have shown it.
+    /// A game joined in progress: the position it was joined at (Mak-hos: men unless on
+    /// their far row; Makruk: the figures of [`makruk::join`]). The side to move is
+    /// `first`, until the first move tells.
+    joined: Option<Opening>,
+    /// A Makruk game joined in progress: the squares whose figure is open.
+    joined_unsure: Vec<(makruk::Square, Vec<makruk::Role>)>,
+    /// A reading no start fits that could be a game in progress, and since when settled
+    /// readings have shown it.
     joinable: Option<(Occupancy, f64)>,
     /// The wait for a reading the start fits was noted.
     waiting_noted: bool,
@@ -786,6 +789,7 @@ impl EightRecording {
             first_given: options.first.is_some() || options.resume || given.is_some(),
             given,
             joined: None,
+            joined_unsure: Vec::new(),
             joinable: None,
             waiting_noted: false,
             join_unsure_noted: false,
@@ -1270,13 +1274,13 @@ impl EightRecording {
                 given.clone()
             }
             (EightGame::Makhos, None) => match self.joined {
-                Some(mut position) => {
+                Some(Opening::Makhos(mut position)) => {
                     position.set_turn(self.first);
                     detail.insert("joined".into(), true.into());
                     detail.insert("fen".into(), makhos::fen(&position).into());
                     Opening::Makhos(position)
                 }
-                None => {
+                _ => {
                     let (men, start) = [Men::Eight, Men::Twelve]
                         .into_iter()
                         .map(|men| (men, makhos::Position::start(men, self.first)))
@@ -1291,12 +1295,21 @@ impl EightRecording {
                 }
             },
             (EightGame::Makruk, None) => {
-                let start = makruk::Position::start();
+                let start = match &self.joined {
+                    Some(Opening::Makruk(joined)) => {
+                        detail.insert("joined".into(), true.into());
+                        joined.clone()
+                    }
+                    _ => makruk::Position::start(),
+                };
                 let start = if start.turn() == self.first {
                     start
                 } else {
                     start.with_turn(self.first)
                 };
+                if self.joined.is_some() {
+                    detail.insert("fen".into(), start.to_fen().into());
+                }
                 Opening::Makruk(start)
             }
         };
@@ -1306,10 +1319,13 @@ impl EightRecording {
     /// The game starts from [`Self::opening`], which `seen` fits.
     fn start_game(&mut self, seen: &Occupancy, time: f64) -> Result<(), RecorderError> {
         let (opening, detail) = self.opening(seen);
-        let stage = match opening {
+        let mut stage = match opening {
             Opening::Makhos(position) => Stage8::makhos(position, self.infer.clone()),
             Opening::Makruk(position) => Stage8::makruk(position, self.infer.clone()),
         };
+        if let Stage8::Makruk { inference, .. } = &mut stage {
+            inference.set_unsure_figures(self.joined_unsure.clone());
+        }
         let mut event = Event::new(Kind::Note)
             .with_detail("note", "game-start")
             .with_detail("game", json!(self.game))
@@ -1353,10 +1369,7 @@ impl EightRecording {
             self.board_note(frame, "oriented", &message, false, on_line)?;
             return Ok(false);
         }
-        if self.game == EightGame::Makhos
-            && self.given.is_none()
-            && self.try_join(settled, frame, on_line)?
-        {
+        if self.given.is_none() && self.try_join(settled, frame, on_line)? {
             return Ok(true);
         }
         if !self.waiting_noted {
@@ -1367,9 +1380,7 @@ impl EightRecording {
                 mismatches.len(),
                 match (self.game, &self.given) {
                     (_, Some(_)) => " the position --fen gave",
-                    (EightGame::Makhos, None) => ", or a game in progress holds still",
-                    (EightGame::Makruk, None) =>
-                        " (--fen gives the position of a game in progress)",
+                    (_, None) => ", or a game in progress holds still",
                 }
             );
             let event = self
@@ -1387,17 +1398,24 @@ impl EightRecording {
         Ok(false)
     }
 
-    /// A Mak-hos reading no start fits, held for [`JOIN_AFTER`] and a position a game can
-    /// reach (men on the dark squares only, at most 8 a side), is a game in progress: it
-    /// is where the record starts, White's pieces turned to the bottom. True when joined.
+    /// A reading no start fits, held for [`JOIN_AFTER`] and a position a game can reach
+    /// (Mak-hos: men on the dark squares only, at most 8 a side; Makruk: pieces the start
+    /// position's can have become, [`makruk::join`]), is a game in progress: it is where
+    /// the record starts, White's pieces turned to the bottom. True when joined.
     fn try_join(
         &mut self,
         settled: &Settled8,
         frame: &Frame,
         on_line: &mut dyn FnMut(&str),
     ) -> Result<bool, RecorderError> {
-        let seen = &settled.occupancy;
-        let Some((quarters, position)) = join_turn(seen, self.first, self.oriented_by_start) else {
+        let resolved = match self.game {
+            EightGame::Makhos => Ok(settled.occupancy.clone()),
+            EightGame::Makruk => makruk_join_reading(settled, self.oriented_by_start),
+        };
+        let seen = resolved.as_ref().unwrap_or(&settled.occupancy);
+        let Some((quarters, joining)) =
+            join_turn(self.game, seen, self.first, self.oriented_by_start)
+        else {
             self.joinable = None;
             return Ok(false);
         };
@@ -1406,7 +1424,11 @@ impl EightRecording {
             self.joinable = None;
             return Ok(false);
         }
-        let unsure = unsure_squares(settled);
+        let unsure = match &resolved {
+            Ok(_) if self.game == EightGame::Makhos => unsure_squares(settled),
+            Ok(_) => Vec::new(),
+            Err(unsure) => unsure.clone(),
+        };
         if !unsure.is_empty() {
             // The hold starts again once every square reads sure.
             self.joinable = None;
@@ -1431,14 +1453,47 @@ impl EightRecording {
         if frame.time - since < JOIN_AFTER {
             return Ok(false);
         }
-        self.joined = Some(position);
+        let count = |color| {
+            (0..8)
+                .flat_map(|row| (0..8).map(move |col| (row, col)))
+                .filter(|&(row, col)| seen.get(row, col) == Some(color))
+                .count()
+        };
+        let (white, black) = (count(Color::White), count(Color::Black));
+        let figures = match &joining {
+            Joining::Makhos(position) => {
+                self.joined = Some(Opening::Makhos(*position));
+                "men unless on their far row".to_string()
+            }
+            Joining::Makruk(joined) => {
+                self.first = joined.position.turn();
+                self.joined = Some(Opening::Makruk(joined.position.clone()));
+                self.joined_unsure.clone_from(&joined.uncertain);
+                makruk_figures_note(joined)
+            }
+        };
         self.start_game(seen, since)?;
-        let (white, black) = (position.count(Color::White), position.count(Color::Black));
         let message = format!(
-            "joined a game in progress: {white} white and {black} black pieces on the board, men unless on their far row; {} to move is assumed until the first move shows",
+            "joined a game in progress: {white} white and {black} black pieces on the board, {figures}; {} to move is assumed until the first move shows",
             color_name(self.first)
         );
-        self.board_note(frame, "joined-in-progress", &message, true, on_line)?;
+        on_line(&message);
+        let unsure: Vec<[usize; 2]> = match &joining {
+            Joining::Makhos(_) => Vec::new(),
+            Joining::Makruk(joined) => joined
+                .uncertain
+                .iter()
+                .map(|(square, _)| {
+                    let (row, col) = square.row_col();
+                    [row, col]
+                })
+                .collect(),
+        };
+        let marks: Vec<([usize; 2], Mark)> = unsure.iter().map(|&p| (p, Mark::Flagged)).collect();
+        let event = self
+            .note_event(frame, "joined-in-progress", &message, Some(&marks))?
+            .with_points(unsure);
+        self.append(event)?;
         if let Some(stage) = self.stage.as_mut() {
             stage.add_comment(&format!("joined a game in progress at t={since:.2}s"));
         }
@@ -1446,32 +1501,57 @@ impl EightRecording {
         Ok(true)
     }
 
-    /// Before the first Mak-hos move, when `--first` did not say: the other side, when
-    /// the board shows one of its moves from the start and none of the side assumed. A
-    /// move shows when every square it changes reads as after it and the reading is
-    /// closer to the position after it than to the start (a misread square elsewhere
-    /// stays as misread).
+    /// Before the first move, when nothing said who makes it (a Mak-hos game whose
+    /// `--first` did not say, a game joined in progress): the other side, when the board
+    /// shows one of its moves and none of the side assumed. A move shows when every square
+    /// it changes reads as after it and the reading is closer to the position after it
+    /// than to the one before (a misread square elsewhere stays as misread).
     fn opening_mover(&self, seen: &Occupancy) -> Option<Color> {
-        let Some(Stage8::Makhos { inference, .. }) = &self.stage else {
-            return None;
+        let (played, start_turn_known, before) = match &self.stage {
+            Some(Stage8::Makhos { inference, .. }) => (
+                inference.moves_played(),
+                self.first_given,
+                inference.position().occupancy(),
+            ),
+            // Makruk's start is White's to move (MAKRUK 1); only a joined game's is a guess.
+            Some(Stage8::Makruk { inference, .. }) => (
+                inference.moves_played(),
+                true,
+                inference.position().occupancy(),
+            ),
+            None => return None,
         };
-        let turn_known = self.first_given && self.joined.is_none();
-        if turn_known || inference.moves_played() > 0 {
+        if (start_turn_known && self.joined.is_none()) || played > 0 {
             return None;
         }
-        let start = inference.position();
-        let before = start.occupancy();
+        let afters = |color: Color| -> Vec<Occupancy> {
+            match &self.stage {
+                Some(Stage8::Makhos { inference, .. }) => {
+                    let mut from = *inference.position();
+                    from.set_turn(color);
+                    from.legal_moves()
+                        .iter()
+                        .map(|mv| from.play(mv).occupancy())
+                        .collect()
+                }
+                Some(Stage8::Makruk { inference, .. }) => {
+                    let from = inference.position().with_turn(color);
+                    from.legal_moves()
+                        .iter()
+                        .map(|mv| from.after(mv).occupancy())
+                        .collect()
+                }
+                None => Vec::new(),
+            }
+        };
         let misread = seen.differences(&before).len();
         let opens = |color: Color| {
-            let mut from = *start;
-            from.set_turn(color);
-            from.legal_moves().iter().any(|mv| {
-                let after = from.play(mv).occupancy();
+            afters(color).iter().any(|after| {
                 before
-                    .differences(&after)
+                    .differences(after)
                     .iter()
                     .all(|&[row, col]| seen.get(row, col) == after.get(row, col))
-                    && seen.differences(&after).len() < misread
+                    && seen.differences(after).len() < misread
             })
         };
         let other = self.first.opponent();
@@ -1703,18 +1783,83 @@ const JOIN_CONFIDENCE: f32 = 0.8;
 /// The Mak-hos squares of play (game rows) where a settled reading's vote is under
 /// [`JOIN_CONFIDENCE`].
 fn unsure_squares(settled: &Settled8) -> Vec<[usize; 2]> {
+    unsure_where(settled, |row, col| makhos::Square::at(row, col).is_some())
+}
+
+fn unsure_where(settled: &Settled8, counts: impl Fn(usize, usize) -> bool) -> Vec<[usize; 2]> {
     settled
         .squares
         .iter()
         .enumerate()
         .map(|(index, p)| ([index / 8, index % 8], p))
         .filter(|([row, col], p)| {
-            makhos::Square::at(*row, *col).is_some()
-                && p.iter().copied().fold(0.0, f32::max) < JOIN_CONFIDENCE
+            counts(*row, *col) && p.iter().copied().fold(0.0, f32::max) < JOIN_CONFIDENCE
         })
         .map(|(square, _)| square)
         .collect()
 }
+
+/// The most unsure squares a Makruk reading may have and still be joined from.
+const MAKRUK_JOIN_UNSURE_AT_MOST: usize = 4;
+
+/// The Makruk reading a game in progress is joined from, the rules deciding what the
+/// pixels cannot: a tall figure hides the square behind it, so a square or two reads
+/// unsure for as long as the figure stands. Of the readings the unsure squares' two
+/// likelier calls allow, the one a game from the start reaches in the fewest moves
+/// ([`makruk::moves_to_reach`]) and captures, the likelier reading on a tie. A piece gone
+/// costs two moves: the capture, and the capturer's going on, for the square it was taken
+/// on is not the capturer's now (on 310276 a home-row Khon hidden behind a Khun read as
+/// taken, as short a game by the moves alone as with it home). Err with the unsure
+/// squares when there are too many, or no reading a game reaches.
+fn makruk_join_reading(
+    settled: &Settled8,
+    oriented_by_start: bool,
+) -> Result<Occupancy, Vec<[usize; 2]>> {
+    let unsure = unsure_where(settled, |_, _| true);
+    if unsure.len() > MAKRUK_JOIN_UNSURE_AT_MOST {
+        return Err(unsure);
+    }
+    let calls = |p: &[f32; 3]| {
+        let mut order = [0, 1, 2];
+        order.sort_by(|&a, &b| p[b].total_cmp(&p[a]));
+        [order[0], order[1]]
+    };
+    let turns = if oriented_by_start { 1 } else { 4 };
+    let mut best: Option<(usize, f32, Occupancy)> = None;
+    for choice in 0..1usize << unsure.len() {
+        let mut reading = settled.occupancy.clone();
+        let mut likelihood = 1.0;
+        for (k, &[row, col]) in unsure.iter().enumerate() {
+            let p = &settled.squares[row * 8 + col];
+            let call = calls(p)[(choice >> k) & 1];
+            likelihood *= p[call];
+            reading.set(row, col, SQUARE_CALLS[call]);
+        }
+        let Some(moves) = (0..turns)
+            .filter_map(|q| makruk::moves_to_reach(&reading.turned(q)))
+            .filter(|&moves| makruk_plausible(moves))
+            .map(|[white, black]| white + black)
+            .min()
+        else {
+            continue;
+        };
+        let pieces = (0..8)
+            .flat_map(|row| (0..8).map(move |col| (row, col)))
+            .filter(|&(row, col)| reading.get(row, col).is_some())
+            .count();
+        let moves = moves + 2 * 32usize.saturating_sub(pieces);
+        let better = best.as_ref().is_none_or(|(fewest, likeliest, _)| {
+            moves < *fewest || (moves == *fewest && likelihood > *likeliest)
+        });
+        if better {
+            best = Some((moves, likelihood, reading));
+        }
+    }
+    best.map(|(_, _, reading)| reading).ok_or(unsure)
+}
+
+/// What each of a square's `[empty, dark, light]` votes calls it.
+const SQUARE_CALLS: [Option<Color>; 3] = [None, Some(Color::Black), Some(Color::White)];
 
 /// A position the record begins from: the one `--fen` gave, a game joined in progress or
 /// the start.
@@ -1814,14 +1959,62 @@ fn joinable(seen: &Occupancy, to_move: Color) -> Option<makhos::Position> {
 /// the start that way round (a reading that fits a game in progress only turned is a
 /// misread start, not a reason to turn the board).
 fn join_turn(
+    game: EightGame,
     seen: &Occupancy,
     to_move: Color,
     oriented_by_start: bool,
-) -> Option<(usize, makhos::Position)> {
+) -> Option<(usize, Joining)> {
     let turns = if oriented_by_start { 0..1 } else { 0..4 };
-    turns
-        .filter_map(|q| joinable(&seen.turned(q), to_move).map(|p| (q, p)))
-        .max_by_key(|(_, position)| white_lead(position))
+    match game {
+        EightGame::Makhos => turns
+            .filter_map(|q| joinable(&seen.turned(q), to_move).map(|p| (q, p)))
+            .max_by_key(|(_, position)| white_lead(position))
+            .map(|(q, position)| (q, Joining::Makhos(position))),
+        // White's pieces at the bottom take the fewest moves from the start to where they
+        // stand; turned, they would have had to cross the board.
+        EightGame::Makruk => {
+            let (q, _) = turns
+                .filter_map(|q| makruk::moves_to_reach(&seen.turned(q)).map(|moves| (q, moves)))
+                .filter(|&(_, moves)| makruk_plausible(moves))
+                .min_by_key(|(_, [white, black])| white + black)?;
+            let joined = makruk::join(&seen.turned(q))?;
+            Some((q, Joining::Makruk(Box::new(joined))))
+        }
+    }
+}
+
+/// Whether the fewest moves White and Black need to reach a reading are a game's: Black
+/// never has made more moves than White, so Black needing more than White's fewest and a
+/// couple of lost tempi is a misread board (310286: a lattice off the board read 7 White
+/// and 11 Black moves, and joining it recorded 15 false flags).
+fn makruk_plausible([white, black]: [usize; 2]) -> bool {
+    black <= white + 2
+}
+
+/// A game in progress about to be joined, as each game's reading of it.
+enum Joining {
+    Makhos(makhos::Position),
+    Makruk(Box<makruk::Joined>),
+}
+
+/// What the joining note says of the figures of a Makruk game joined in progress.
+fn makruk_figures_note(joined: &makruk::Joined) -> String {
+    let [white, black] = joined.moves;
+    let mut note = format!(
+        "each figure the start piece that reaches its square in the fewest moves ({white} White, {black} Black)"
+    );
+    if !joined.uncertain.is_empty() {
+        let unsure: Vec<String> = joined
+            .uncertain
+            .iter()
+            .map(|(square, roles)| {
+                let names: Vec<&str> = roles.iter().map(|role| role.thai_name()).collect();
+                format!("{square} {}", names.join(" or "))
+            })
+            .collect();
+        note.push_str(&format!("; unsure until they move: {}", unsure.join(", ")));
+    }
+    note
 }
 
 /// How much further down the board (game rows) White's pieces stand than Black's, in
@@ -1999,7 +2192,8 @@ mod tests {
                 }
             }
         }
-        let turn = |by_start| join_turn(&seen, Color::White, by_start).map(|(q, _)| q);
+        let turn =
+            |by_start| join_turn(EightGame::Makhos, &seen, Color::White, by_start).map(|(q, _)| q);
         assert_eq!(turn(false), Some(2), "White's pieces turned to the bottom");
         assert_eq!(turn(true), Some(0), "the start position's turn is kept");
     }
