@@ -70,35 +70,38 @@ pub struct Located {
 /// Finds an 8×8 board in a BGR image (any size: it is reduced for the search).
 ///
 /// Drawn lines are tried first: a plain grid shows nothing else, and a checkered board
-/// with a drawn border rarely shows 9 drawn lines each way. Then square edges.
+/// with a drawn border rarely shows 9 drawn lines each way. Then square edges, then drawn
+/// lines too faint for the first try on the picture with its brightness evened, and last
+/// lines or edges inside the board's outline.
 pub fn locate(image: &Mat) -> opencv::Result<Located> {
     let mut notes = Vec::new();
     let mut segments = Vec::new();
     let attempts = [
-        (LineKind::Drawn, false),
-        (LineKind::SquareEdges, false),
-        (LineKind::SquareEdges, true),
+        (LineKind::Drawn, Attempt::Lines),
+        (LineKind::SquareEdges, Attempt::Lines),
+        (LineKind::Drawn, Attempt::Evened),
+        (LineKind::SquareEdges, Attempt::InsideOutline),
     ];
-    for (kind, inside_outline) in attempts {
-        let found = if inside_outline {
-            locate::locate_inside_outline(image, LINES, kind)?
-        } else {
-            locate::locate_lines(image, LINES, kind)?
+    for (kind, attempt) in attempts {
+        let found = match attempt {
+            Attempt::Lines => locate::locate_lines(image, LINES, kind)?,
+            Attempt::InsideOutline => locate::locate_inside_outline(image, LINES, kind)?,
+            Attempt::Evened => locate::locate_dim_lines(image, LINES)?,
         };
         if segments.is_empty() {
             segments = found.segments.clone();
         }
         let Some(geometry) = found.geometry else {
-            notes.extend(
-                found
-                    .notes
-                    .into_iter()
-                    .map(|n| match (kind, inside_outline) {
-                        (LineKind::Drawn, _) => format!("drawn lines: {n}"),
-                        (LineKind::SquareEdges, false) => format!("square edges: {n}"),
-                        (LineKind::SquareEdges, true) => format!("faint lines or edges: {n}"),
-                    }),
-            );
+            notes.extend(found.notes.into_iter().map(|n| match (kind, attempt) {
+                (LineKind::Drawn, Attempt::Evened) => {
+                    format!("drawn lines, brightness evened: {n}")
+                }
+                (LineKind::Drawn, _) => format!("drawn lines: {n}"),
+                (LineKind::SquareEdges, Attempt::InsideOutline) => {
+                    format!("faint lines or edges: {n}")
+                }
+                (LineKind::SquareEdges, _) => format!("square edges: {n}"),
+            }));
             continue;
         };
         let smallest = smallest_square(&geometry);
@@ -123,15 +126,23 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
         // lines, or something else with a lattice: not a board this kind finds. Inside an
         // outline they may well be a plain grid's faint lines (each line two steps), the
         // lattice already held to the outline and to every inner line standing out.
-        if kind == LineKind::SquareEdges && !inside_outline && board.surface != Surface::Checkered {
+        if kind == LineKind::SquareEdges
+            && attempt != Attempt::InsideOutline
+            && board.surface != Surface::Checkered
+        {
             notes.push("square edges: a lattice was found but its squares do not alternate".into());
             continue;
         }
-        if inside_outline {
-            found_notes.push(
+        match attempt {
+            Attempt::InsideOutline => found_notes.push(
                 "the squares were fitted inside the board's outline: their lines or edges are too faint for segments"
                     .into(),
-            );
+            ),
+            Attempt::Evened => found_notes.push(
+                "the drawn lines were found on the picture with its brightness evened: they are faint against the board"
+                    .into(),
+            ),
+            Attempt::Lines => {}
         }
         return Ok(Located {
             board: Some(board),
@@ -144,6 +155,17 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
         segments,
         notes,
     })
+}
+
+/// How [`locate`] looks for the lattice.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Attempt {
+    /// The segments of the lines or edges as they are.
+    Lines,
+    /// Inside the board's outline, for lines too faint for segments.
+    InsideOutline,
+    /// The segments of drawn lines with the picture's brightness evened, for a dim board.
+    Evened,
 }
 
 /// The fewest pixels a square's side may have: smaller ones cannot be read, and a lattice
@@ -710,6 +732,58 @@ mod tests {
         assert_corners(&board);
         assert!(
             located.notes.iter().any(|n| n.contains("outline")),
+            "{:?}",
+            located.notes
+        );
+    }
+
+    #[test]
+    fn a_dim_plain_grid_is_found_from_its_lines_with_the_brightness_evened() {
+        // A grid board in dim light (Makruk seed 310291): lines 5 grey levels under the
+        // wood, under the line response's floor, and the board's rim against the table
+        // hardly clearer.
+        let mut image =
+            Mat::new_rows_cols_with_default(700, 900, CV_8UC3, Scalar::all(14.0)).unwrap();
+        let (x0, y0, square) = (170, 90, 64);
+        imgproc::rectangle_points(
+            &mut image,
+            Point::new(x0 - 20, y0 - 20),
+            Point::new(x0 + 8 * square + 20, y0 + 8 * square + 20),
+            Scalar::all(30.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        for i in 0..=8 {
+            let k = i * square;
+            for (from, to) in [
+                ((x0 + k, y0), (x0 + k, y0 + 8 * square)),
+                ((x0, y0 + k), (x0 + 8 * square, y0 + k)),
+            ] {
+                imgproc::line(
+                    &mut image,
+                    Point::new(from.0, from.1),
+                    Point::new(to.0, to.1),
+                    Scalar::all(25.0),
+                    2,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        let plain = locate::locate_lines(&image, LINES, LineKind::Drawn).unwrap();
+        assert!(plain.geometry.is_none());
+        let located = locate(&image).unwrap();
+        let board = located
+            .board
+            .clone()
+            .unwrap_or_else(|| panic!("{:?}", located.notes));
+        assert_eq!(board.surface, Surface::Grid);
+        assert_corners(&board);
+        assert!(
+            located.notes.iter().any(|n| n.contains("evened")),
             "{:?}",
             located.notes
         );

@@ -88,20 +88,60 @@ pub enum LineKind {
 /// Finds the board grid in a BGR image. `size` fixes the number of lines; `None` decides
 /// it from the grid (19, 13 or 9).
 pub fn locate(image: &Mat, size: Option<usize>) -> opencv::Result<Located> {
-    locate_fitted(image, size, LineKind::Drawn, Fit::Lines, Pieces::OnPoints)
+    locate_fitted(
+        image,
+        size,
+        LineKind::Drawn,
+        Fit::Lines,
+        Pieces::OnPoints,
+        Light::AsSeenThenEvened,
+    )
 }
 
 /// As [`locate`], for a board of `n` lines whose pieces stand inside its squares and whose
 /// lines are of the given kind.
 pub fn locate_lines(image: &Mat, n: usize, kind: LineKind) -> opencv::Result<Located> {
-    locate_fitted(image, Some(n), kind, Fit::Lines, Pieces::InSquares)
+    locate_fitted(
+        image,
+        Some(n),
+        kind,
+        Fit::Lines,
+        Pieces::InSquares,
+        Light::AsSeen,
+    )
+}
+
+/// As [`locate_lines`] for drawn lines on a picture with its brightness evened first: a
+/// dim board's lines darken its wood by as large a share as a bright board's, but by fewer
+/// grey levels, under the floor of the line response (Makruk seed 310291, a small grid
+/// board in dim light at 1280×720: its lines 4–5 levels under the wood, never found). An
+/// 8×8 board tries it after its square edges, so a board those find is found as before,
+/// and before its outline: 9 lines each way fitted are firmer than a lattice spread inside
+/// the board's edge (Makruk seed 310270, a dim grid: inside its outline a row and a column
+/// off).
+pub fn locate_dim_lines(image: &Mat, n: usize) -> opencv::Result<Located> {
+    locate_fitted(
+        image,
+        Some(n),
+        LineKind::Drawn,
+        Fit::Lines,
+        Pieces::InSquares,
+        Light::Evened,
+    )
 }
 
 /// The last resort for a board of `n` lines whose lines are too faint for segments: the
 /// grid fitted inside its outline (the board's edge, a drawn border), the longest lines in
 /// the picture, from the line response along the whole of each line.
 pub fn locate_inside_outline(image: &Mat, n: usize, kind: LineKind) -> opencv::Result<Located> {
-    locate_fitted(image, Some(n), kind, Fit::InsideOutline, Pieces::InSquares)
+    locate_fitted(
+        image,
+        Some(n),
+        kind,
+        Fit::InsideOutline,
+        Pieces::InSquares,
+        Light::AsSeen,
+    )
 }
 
 /// How a grid is fitted to the segments.
@@ -113,15 +153,27 @@ enum Fit {
     InsideOutline,
 }
 
+/// Which pictures the line response is taken from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Light {
+    /// The picture as it is, at both filter scales.
+    AsSeen,
+    /// As it is, then with its brightness evened when that finds nothing.
+    AsSeenThenEvened,
+    /// Only with its brightness evened.
+    Evened,
+}
+
 fn locate_fitted(
     image: &Mat,
     size: Option<usize>,
     kind: LineKind,
     fit: Fit,
     pieces: Pieces,
+    light: Light,
 ) -> opencv::Result<Located> {
     if let Some((small, factor)) = reduced(image)? {
-        let mut located = locate_fitted(&small, size, kind, fit, pieces)?;
+        let mut located = locate_fitted(&small, size, kind, fit, pieces, light)?;
         located.geometry = located.geometry.map(|g| g.scaled(1.0 / factor));
         for segment in &mut located.segments {
             segment.iter_mut().for_each(|v| *v /= factor);
@@ -139,18 +191,19 @@ fn locate_fitted(
     // A dim board's drawn lines darken its wood by as large a share as a bright board's,
     // but by fewer grey levels, under the floor of the line response (Go seed 100329, a
     // blurred 19×19 board in dim light beside a brighter one: no grid for a minute). The
-    // last pass evens the picture's brightness first. Only for Go: an 8×8 board has its
-    // own pass for faint lines, inside its outline.
-    let evened_gray = match (kind, fit, pieces) {
-        (LineKind::Drawn, Fit::Lines, Pieces::OnPoints) => Some(evened(&gray)?),
-        _ => None,
+    // evened pass takes the picture with its brightness evened first.
+    let evened_gray = match light {
+        Light::AsSeen => None,
+        Light::AsSeenThenEvened | Light::Evened => Some(evened(&gray)?),
     };
-    let passes = [
+    let as_seen = [
         (Scale::BOARD_FILLS_FRAME, &gray),
         (Scale::SMALL_BOARD, &gray),
-    ]
-    .into_iter()
-    .chain(evened_gray.as_ref().map(|e| (Scale::BOARD_FILLS_FRAME, e)));
+    ];
+    let passes = as_seen
+        .into_iter()
+        .filter(|_| light != Light::Evened)
+        .chain(evened_gray.as_ref().map(|e| (Scale::BOARD_FILLS_FRAME, e)));
     for (scale, gray) in passes {
         let response = LineResponse::new(image, gray, scale, kind, pieces)?;
         let segments = response.segments(scale)?;
