@@ -388,9 +388,14 @@ impl EightTracker {
                     surface: lock.board.surface,
                     contrast: lock.contrast,
                 });
-            } else if !slid.is_empty() {
-                // The pushed pieces stand where they were pushed: said once.
-                lock.reference_picture = picture;
+            } else if !slid.is_empty() || lock.reference_picture.is_none() {
+                // The pushed pieces stand where they were pushed: said once. A board found
+                // again keeps its reference but takes its picture on the first view
+                // settled after the bump.
+                lock.reference_picture = Some(match picture {
+                    Some(picture) => picture,
+                    None => gray(&rectified)?,
+                });
             }
             self.last_settled = Some(occupancy);
         }
@@ -509,9 +514,10 @@ impl EightTracker {
                 // wherever it now stands in the picture, so the view it last settled on
                 // stays the reference and its looks stay learned. Without them every
                 // square is judged afresh by the reader alone, as on a board just found,
-                // and the first moves after the bump are misread (Makruk 310293).
+                // and the first moves after the bump are misread (Makruk 310293). Its
+                // picture is not kept: a moved camera sees the figures lean another way,
+                // and the pushed pieces are measured to a fraction of a square.
                 lock.reference = old.reference;
-                lock.reference_picture = old.reference_picture;
             }
             // The looks are kept per square in the picture's order: a board turned
             // another way, or another board, learns them again.
@@ -1156,8 +1162,17 @@ mod tests {
         // its reference, and the looks are still learned.
         let (_, carried) = lock.reference.as_ref().expect("the reference carried");
         assert_eq!(carried, &settled_on);
-        assert!(lock.reference_picture.is_some());
+        assert!(lock.reference_picture.is_none(), "taken again once settled");
         assert!(tracker.looks.log_likelihoods(&looks).is_some());
+        for i in 30..40 {
+            tracker.analyse(&knocked, i as f64 * 0.1, i).unwrap();
+        }
+        let lock = tracker.lock.as_ref().expect("locked");
+        assert!(
+            lock.reference_picture.is_some(),
+            "taken on the view settled"
+        );
+        assert_eq!(lock.reference.as_ref().map(|(_, r)| r), Some(&settled_on));
 
         // A board found turned another way round (or another board) starts afresh.
         let old = tracker.lock.take().expect("locked");
