@@ -119,6 +119,9 @@ pub struct EightTracker {
     /// The last view the lock was known to fit, while the board is followed or looked for
     /// again after a knock.
     anchor: Option<Anchor>,
+    /// The lock a bump ended, until the board is found again: what it settled on is
+    /// carried to the new lock.
+    bumped: Option<Lock8>,
 }
 
 impl EightTracker {
@@ -143,6 +146,7 @@ impl EightTracker {
             side_measure: None,
             orient_since: None,
             anchor: None,
+            bumped: None,
         }
     }
 
@@ -222,7 +226,7 @@ impl EightTracker {
                 return Ok(report);
             }
             self.next_attempt = time + RETRY_EVERY;
-            if !self.find(image, &mut report, None)? {
+            if !self.find(image, &mut report)? {
                 return Ok(report);
             }
         }
@@ -384,9 +388,14 @@ impl EightTracker {
                     surface: lock.board.surface,
                     contrast: lock.contrast,
                 });
-            } else if !slid.is_empty() {
-                // The pushed pieces stand where they were pushed: said once.
-                lock.reference_picture = picture;
+            } else if !slid.is_empty() || lock.reference_picture.is_none() {
+                // The pushed pieces stand where they were pushed: said once. A board found
+                // again keeps its reference but takes its picture on the first view
+                // settled after the bump.
+                lock.reference_picture = Some(match picture {
+                    Some(picture) => picture,
+                    None => gray(&rectified)?,
+                });
             }
             self.last_settled = Some(occupancy);
         }
@@ -426,13 +435,8 @@ impl EightTracker {
         orientation
     }
 
-    /// Looks for the board. True when found; `old` is the lock a bump ended.
-    fn find(
-        &mut self,
-        image: &Mat,
-        report: &mut Report8,
-        old: Option<&Lock8>,
-    ) -> opencv::Result<bool> {
+    /// Looks for the board. True when found.
+    fn find(&mut self, image: &Mat, report: &mut Report8) -> opencv::Result<bool> {
         let mut found = eight::locate(image)?
             .board
             .filter(|board| shortest_side(&board.geometry) >= MIN_BOARD_SIDE);
@@ -445,7 +449,7 @@ impl EightTracker {
             if !self.lost_reported {
                 self.lost_reported = true;
                 report.events.push(TrackEvent::Lost {
-                    reason: match old {
+                    reason: match self.bumped {
                         Some(_) => "the board moved in the picture and was not found again",
                         None => "no 8×8 board in view",
                     }
@@ -483,7 +487,7 @@ impl EightTracker {
                 let (turns, agreement) = best_turn_of(&reading, settled);
                 lock.quarter_turns = Some(turns);
                 let corners = super::turned_geometry(&lock.board.geometry, turns).corners();
-                let shift_pixels = old.map_or(0.0, |old| {
+                let shift_pixels = self.bumped.as_ref().map_or(0.0, |old| {
                     old.board.geometry.corner_shift(&lock.board.geometry)
                 });
                 report.events.push(TrackEvent::Relocated {
@@ -494,7 +498,7 @@ impl EightTracker {
                 });
             }
             None => {
-                lock.quarter_turns = old.and_then(|old| old.quarter_turns);
+                lock.quarter_turns = self.bumped.as_ref().and_then(|old| old.quarter_turns);
                 report.events.push(TrackEvent::Found {
                     corners: lock.board.geometry.corners(),
                     how: match lock.board.surface {
@@ -504,21 +508,42 @@ impl EightTracker {
                 });
             }
         }
-        // The looks are kept per square of the picture: a board found again stands
-        // elsewhere in it.
-        self.looks = looks_for(lock.board.surface);
+        match self.bumped.take() {
+            Some(old) if carries(&old, &lock) => {
+                // The same board seen the same way round: its squares look as they did
+                // wherever it now stands in the picture, so the view it last settled on
+                // stays the reference and its looks stay learned. Without them every
+                // square is judged afresh by the reader alone, as on a board just found,
+                // and the first moves after the bump are misread (Makruk 310293). Its
+                // picture is not kept: a moved camera sees the figures lean another way,
+                // and the pushed pieces are measured to a fraction of a square.
+                lock.reference = old.reference;
+            }
+            // The looks are kept per square in the picture's order: a board turned
+            // another way, or another board, learns them again.
+            _ => self.looks = looks_for(lock.board.surface),
+        }
         self.lock = Some(lock);
         Ok(true)
     }
 
     /// The lattice stopped fitting a still view: find the board again, or report it lost.
     fn refind(&mut self, image: &Mat, report: &mut Report8) -> opencv::Result<()> {
-        let old = self.lock.take().expect("called while locked");
+        self.bumped = self.lock.take();
         self.next_attempt = report.time + RETRY_EVERY;
         self.lost_reported = false;
-        self.find(image, report, Some(&old))?;
+        self.find(image, report)?;
         Ok(())
     }
+}
+
+/// Whether the lock a bump ended hands what it settled on to the board found after it:
+/// the same kind of board, turned the same way to the game's rows (so its squares come in
+/// the same order).
+fn carries(old: &Lock8, new: &Lock8) -> bool {
+    old.board.surface == new.board.surface
+        && old.quarter_turns.is_some()
+        && old.quarter_turns == new.quarter_turns
 }
 
 /// The board of `anchor` in `image`, when the picture moved as a whole (a knocked camera or
@@ -1077,6 +1102,102 @@ mod tests {
         )
         .unwrap();
         assert!(followed(&anchor, &blank).unwrap().is_none());
+    }
+
+    /// `picture` moved by `dx`, `dy` pixels, as a knocked camera sees it.
+    fn shifted(picture: &Mat, dx: f64, dy: f64) -> Mat {
+        let mut moved = Mat::default();
+        let warp = Mat::from_slice_2d(&[[1.0f64, 0.0, dx], [0.0, 1.0, dy]]).unwrap();
+        imgproc::warp_affine(
+            picture,
+            &mut moved,
+            &warp,
+            picture.size().unwrap(),
+            imgproc::INTER_LINEAR,
+            opencv::core::BORDER_REPLICATE,
+            Scalar::default(),
+        )
+        .unwrap();
+        moved
+    }
+
+    #[test]
+    fn a_board_found_again_after_a_knock_keeps_what_it_settled_on() {
+        let (frame, start) = still(3);
+        let mut tracker = tracker();
+        tracker.believe(start.clone());
+        for i in 0..12 {
+            tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+        }
+        let lock = tracker.lock.as_ref().expect("locked");
+        let (_, settled_on) = lock.reference.clone().expect("a settled reference");
+        let turns = lock.quarter_turns;
+        let rectified = crate::reading::rectify(&frame, &lock.board.geometry, CELL).unwrap();
+        let looks = SquareMeasures::of(&rectified, &lock.board, tracker.pieces, &lock.shifts)
+            .unwrap()
+            .looks();
+        assert!(
+            tracker.looks.log_likelihoods(&looks).is_some(),
+            "the looks learned from the believed start"
+        );
+
+        // The camera is knocked: the lattice no longer fits, and the board is found again.
+        let knocked = shifted(&frame, 23.0, -17.0);
+        let mut relocated = false;
+        for i in 12..30 {
+            let report = tracker.analyse(&knocked, i as f64 * 0.1, i).unwrap();
+            if report
+                .events
+                .iter()
+                .any(|event| matches!(event, TrackEvent::Relocated { .. }))
+            {
+                relocated = true;
+                break;
+            }
+        }
+        assert!(relocated, "found again");
+        let lock = tracker.lock.as_ref().expect("locked again");
+        assert_eq!(lock.quarter_turns, turns);
+        // Before anything settles on the new lock, the view settled on before the knock is
+        // its reference, and the looks are still learned.
+        let (_, carried) = lock.reference.as_ref().expect("the reference carried");
+        assert_eq!(carried, &settled_on);
+        assert!(lock.reference_picture.is_none(), "taken again once settled");
+        assert!(tracker.looks.log_likelihoods(&looks).is_some());
+        for i in 30..40 {
+            tracker.analyse(&knocked, i as f64 * 0.1, i).unwrap();
+        }
+        let lock = tracker.lock.as_ref().expect("locked");
+        assert!(
+            lock.reference_picture.is_some(),
+            "taken on the view settled"
+        );
+        assert_eq!(lock.reference.as_ref().map(|(_, r)| r), Some(&settled_on));
+
+        // A board found turned another way round (or another board) starts afresh.
+        let old = tracker.lock.take().expect("locked");
+        let turned = Lock8 {
+            quarter_turns: old.quarter_turns.map(|turns| (turns + 2) % 4),
+            ..old_like(&old)
+        };
+        assert!(carries(&old, &old_like(&old)));
+        assert!(!carries(&old, &turned));
+    }
+
+    /// A lock of the same board as `lock`, turned the same way, with nothing settled.
+    fn old_like(lock: &Lock8) -> Lock8 {
+        Lock8 {
+            board: lock.board.clone(),
+            quarter_turns: lock.quarter_turns,
+            shifts: lock.shifts.clone(),
+            contrast: lock.contrast,
+            reference: None,
+            reference_picture: None,
+            slides_checked: None,
+            previous: None,
+            still_since: None,
+            off_since: None,
+        }
     }
 
     #[test]
