@@ -83,6 +83,29 @@ struct Lock8 {
     off_since: Option<f64>,
 }
 
+impl Lock8 {
+    /// A lock on `board` with nothing settled on it yet.
+    fn fresh(
+        board: EightBoard,
+        quarter_turns: Option<usize>,
+        shifts: Vec<[f64; 2]>,
+        contrast: f64,
+    ) -> Lock8 {
+        Lock8 {
+            board,
+            quarter_turns,
+            shifts,
+            contrast,
+            reference: None,
+            reference_picture: None,
+            slides_checked: None,
+            previous: None,
+            still_since: None,
+            off_since: None,
+        }
+    }
+}
+
 /// A grey view of the board on which the lock was known to sit, kept to follow the board
 /// when the camera or the board is knocked: the same picture, moved.
 struct Anchor {
@@ -467,18 +490,7 @@ impl EightTracker {
             f64::from(image.rows()),
             self.pieces.body_height(),
         );
-        let mut lock = Lock8 {
-            board,
-            quarter_turns: None,
-            shifts,
-            contrast,
-            reference: None,
-            reference_picture: None,
-            slides_checked: None,
-            previous: None,
-            still_since: None,
-            off_since: None,
-        };
+        let mut lock = Lock8::fresh(board, None, shifts, contrast);
         match &self.last_settled {
             Some(settled) => {
                 let reading =
@@ -1009,6 +1021,7 @@ fn lattice_contrast(rectified: &Mat, surface: Surface) -> opencv::Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::super::edge_in_view;
+    use super::super::tests::shifted;
     use super::*;
     use crate::games::{Color, makhos};
     use crate::render::scene::{Layout, SceneRequest, Shape, Style};
@@ -1069,18 +1082,7 @@ mod tests {
         };
         // A knock: the picture moved by more than half a square.
         let (dx, dy) = (23.0, -17.0);
-        let mut knocked = Mat::default();
-        let warp = Mat::from_slice_2d(&[[1.0f64, 0.0, dx], [0.0, 1.0, dy]]).unwrap();
-        imgproc::warp_affine(
-            &picture,
-            &mut knocked,
-            &warp,
-            picture.size().unwrap(),
-            imgproc::INTER_LINEAR,
-            opencv::core::BORDER_REPLICATE,
-            Scalar::default(),
-        )
-        .unwrap();
+        let knocked = shifted(&picture, dx, dy);
         let found = followed(&anchor, &knocked).unwrap().expect("followed");
         for (before, after) in board
             .geometry
@@ -1102,23 +1104,6 @@ mod tests {
         )
         .unwrap();
         assert!(followed(&anchor, &blank).unwrap().is_none());
-    }
-
-    /// `picture` moved by `dx`, `dy` pixels, as a knocked camera sees it.
-    fn shifted(picture: &Mat, dx: f64, dy: f64) -> Mat {
-        let mut moved = Mat::default();
-        let warp = Mat::from_slice_2d(&[[1.0f64, 0.0, dx], [0.0, 1.0, dy]]).unwrap();
-        imgproc::warp_affine(
-            picture,
-            &mut moved,
-            &warp,
-            picture.size().unwrap(),
-            imgproc::INTER_LINEAR,
-            opencv::core::BORDER_REPLICATE,
-            Scalar::default(),
-        )
-        .unwrap();
-        moved
     }
 
     #[test]
@@ -1186,18 +1171,12 @@ mod tests {
 
     /// A lock of the same board as `lock`, turned the same way, with nothing settled.
     fn old_like(lock: &Lock8) -> Lock8 {
-        Lock8 {
-            board: lock.board.clone(),
-            quarter_turns: lock.quarter_turns,
-            shifts: lock.shifts.clone(),
-            contrast: lock.contrast,
-            reference: None,
-            reference_picture: None,
-            slides_checked: None,
-            previous: None,
-            still_since: None,
-            off_since: None,
-        }
+        Lock8::fresh(
+            lock.board.clone(),
+            lock.quarter_turns,
+            lock.shifts.clone(),
+            lock.contrast,
+        )
     }
 
     #[test]

@@ -1369,8 +1369,9 @@ mod tests {
         })
     }
 
-    /// The picture moved by `dx`, `dy` pixels, its edges filled with their own colours.
-    fn shifted(frame: &Mat, dx: f64, dy: f64) -> Mat {
+    /// The picture moved by `dx`, `dy` pixels, its edges filled with their own colours: a
+    /// knocked camera's view (the 8×8 tracker's tests use it too).
+    pub(crate) fn shifted(frame: &Mat, dx: f64, dy: f64) -> Mat {
         let shift = Mat::from_slice_2d(&[[1.0, 0.0, dx], [0.0, 1.0, dy]]).unwrap();
         let mut moved = Mat::default();
         imgproc::warp_affine(

@@ -19,7 +19,10 @@
 
 use pathfinding::prelude::{Matrix, kuhn_munkres_min};
 
-use super::position::{Board, Piece, Position, Role, Square, promotion_rank, side};
+use super::position::{
+    Board, KHON_STEPS, KHUN_STEPS, MA_STEPS, MET_STEPS, Piece, Position, RUEA_DIRECTIONS, Role,
+    Square, promotion_rank, side,
+};
 use crate::games::{Color, Occupancy};
 
 /// The fewest moves White and Black need, in that order, to bring the start position's
@@ -58,7 +61,7 @@ pub fn join(seen: &Occupancy) -> Option<Joined> {
         for (row, &square) in squares.iter().enumerate() {
             let role = side_join.role_on(row, assigned[row]);
             pieces.push((square, Piece { color, role }));
-            let mut roles: Vec<Role> = ALL_ROLES
+            let mut roles: Vec<Role> = Role::ALL
                 .into_iter()
                 .filter(|&other| {
                     other == role
@@ -91,15 +94,6 @@ pub fn join(seen: &Occupancy) -> Option<Joined> {
         uncertain,
     })
 }
-
-const ALL_ROLES: [Role; 6] = [
-    Role::Khun,
-    Role::Met,
-    Role::Khon,
-    Role::Ma,
-    Role::Ruea,
-    Role::Bia,
-];
 
 /// How many moves longer than the shortest a history may be and still name a square's
 /// figure as possible: players lose tempi (310274: the Khon went c1–c2 and the Khun d1–c1,
@@ -292,29 +286,11 @@ fn steps(color: Color, role: Role, from: Square, to: Square, blocked: u64) -> Op
         Color::Black => -1,
     };
     let deltas: &[(i8, i8)] = match role {
-        Role::Khun => &[
-            (1, 1),
-            (-1, 1),
-            (1, -1),
-            (-1, -1),
-            (1, 0),
-            (-1, 0),
-            (0, 1),
-            (0, -1),
-        ],
-        Role::Met => &[(1, 1), (-1, 1), (1, -1), (-1, -1)],
-        Role::Khon => &[(1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1)],
-        Role::Ma => &[
-            (1, 2),
-            (2, 1),
-            (2, -1),
-            (1, -2),
-            (-1, -2),
-            (-2, -1),
-            (-2, 1),
-            (-1, 2),
-        ],
-        Role::Ruea => &[(1, 0), (-1, 0), (0, 1), (0, -1)],
+        Role::Khun => &KHUN_STEPS,
+        Role::Met => &MET_STEPS,
+        Role::Khon => &KHON_STEPS,
+        Role::Ma => &MA_STEPS,
+        Role::Ruea => &RUEA_DIRECTIONS,
         Role::Bia => return None,
     };
     let slides = role == Role::Ruea;

@@ -229,7 +229,8 @@ const fn step_targets(deltas: &[(i8, i8)]) -> [u64; 64] {
 }
 
 const DIAGONALS: [(i8, i8); 4] = [(1, 1), (-1, 1), (1, -1), (-1, -1)];
-const KHUN_TARGETS: [u64; 64] = step_targets(&[
+/// Each figure's steps as (files, ranks), forward being up the board (White's way).
+pub(super) const KHUN_STEPS: [(i8, i8); 8] = [
     (1, 1),
     (-1, 1),
     (1, -1),
@@ -238,9 +239,9 @@ const KHUN_TARGETS: [u64; 64] = step_targets(&[
     (-1, 0),
     (0, 1),
     (0, -1),
-]);
-const MET_TARGETS: [u64; 64] = step_targets(&DIAGONALS);
-const MA_TARGETS: [u64; 64] = step_targets(&[
+];
+pub(super) const MET_STEPS: [(i8, i8); 4] = DIAGONALS;
+pub(super) const MA_STEPS: [(i8, i8); 8] = [
     (1, 2),
     (2, 1),
     (2, -1),
@@ -249,10 +250,15 @@ const MA_TARGETS: [u64; 64] = step_targets(&[
     (-2, -1),
     (-2, 1),
     (-1, 2),
-]);
+];
+/// White's Khon; Black's steps forward down the board.
+pub(super) const KHON_STEPS: [(i8, i8); 5] = [(1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1)];
+const KHUN_TARGETS: [u64; 64] = step_targets(&KHUN_STEPS);
+const MET_TARGETS: [u64; 64] = step_targets(&MET_STEPS);
+const MA_TARGETS: [u64; 64] = step_targets(&MA_STEPS);
 /// Indexed by [`side`]: White moves up the board, Black down.
 const KHON_TARGETS: [[u64; 64]; 2] = [
-    step_targets(&[(1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1)]),
+    step_targets(&KHON_STEPS),
     step_targets(&[(1, 1), (-1, 1), (1, -1), (-1, -1), (0, -1)]),
 ];
 const BIA_CAPTURES: [[u64; 64]; 2] = [
@@ -260,7 +266,7 @@ const BIA_CAPTURES: [[u64; 64]; 2] = [
     step_targets(&[(1, -1), (-1, -1)]),
 ];
 const BIA_PUSHES: [[u64; 64]; 2] = [step_targets(&[(0, 1)]), step_targets(&[(0, -1)])];
-const RUEA_DIRECTIONS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+pub(super) const RUEA_DIRECTIONS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 
 /// Index of a side in per-side arrays.
 pub(crate) fn side(color: Color) -> usize {
