@@ -1410,7 +1410,7 @@ impl EightRecording {
     ) -> Result<bool, RecorderError> {
         let resolved = match self.game {
             EightGame::Makhos => Ok(settled.occupancy.clone()),
-            EightGame::Makruk => makruk_join_reading(settled, self.oriented_by_start),
+            EightGame::Makruk => makruk_join_reading(settled),
         };
         let seen = resolved.as_ref().unwrap_or(&settled.occupancy);
         let Some((quarters, joining)) =
@@ -1811,10 +1811,7 @@ const MAKRUK_JOIN_UNSURE_AT_MOST: usize = 4;
 /// on is not the capturer's now (on 310276 a home-row Khon hidden behind a Khun read as
 /// taken, as short a game by the moves alone as with it home). Err with the unsure
 /// squares when there are too many, or no reading a game reaches.
-fn makruk_join_reading(
-    settled: &Settled8,
-    oriented_by_start: bool,
-) -> Result<Occupancy, Vec<[usize; 2]>> {
+fn makruk_join_reading(settled: &Settled8) -> Result<Occupancy, Vec<[usize; 2]>> {
     let unsure = unsure_where(settled, |_, _| true);
     if unsure.len() > MAKRUK_JOIN_UNSURE_AT_MOST {
         return Err(unsure);
@@ -1824,7 +1821,6 @@ fn makruk_join_reading(
         order.sort_by(|&a, &b| p[b].total_cmp(&p[a]));
         [order[0], order[1]]
     };
-    let turns = if oriented_by_start { 1 } else { 4 };
     let mut best: Option<(usize, f32, Occupancy)> = None;
     for choice in 0..1usize << unsure.len() {
         let mut reading = settled.occupancy.clone();
@@ -1835,11 +1831,9 @@ fn makruk_join_reading(
             likelihood *= p[call];
             reading.set(row, col, SQUARE_CALLS[call]);
         }
-        let Some(moves) = (0..turns)
-            .filter_map(|q| makruk::moves_to_reach(&reading.turned(q)))
+        let Some(moves) = makruk::moves_to_reach(&reading)
             .filter(|&moves| makruk_plausible(moves))
             .map(|[white, black]| white + black)
-            .min()
         else {
             continue;
         };
@@ -1970,26 +1964,32 @@ fn join_turn(
             .filter_map(|q| joinable(&seen.turned(q), to_move).map(|p| (q, p)))
             .max_by_key(|(_, position)| white_lead(position))
             .map(|(q, position)| (q, Joining::Makhos(position))),
-        // White's pieces at the bottom take the fewest moves from the start to where they
-        // stand; turned, they would have had to cross the board.
+        // A Makruk reading is not a reason to turn the board: 310106's misread view fitted
+        // an early game only turned, and the board turned that way never showed its start.
         EightGame::Makruk => {
-            let (q, _) = turns
-                .filter_map(|q| makruk::moves_to_reach(&seen.turned(q)).map(|moves| (q, moves)))
-                .filter(|&(_, moves)| makruk_plausible(moves))
-                .min_by_key(|(_, [white, black])| white + black)?;
-            let joined = makruk::join(&seen.turned(q))?;
-            Some((q, Joining::Makruk(Box::new(joined))))
+            makruk::moves_to_reach(seen).filter(|&moves| makruk_plausible(moves))?;
+            let joined = makruk::join(seen)?;
+            Some((0, Joining::Makruk(Box::new(joined))))
         }
     }
 }
 
-/// Whether the fewest moves White and Black need to reach a reading are a game's: Black
-/// never has made more moves than White, so Black needing more than White's fewest and a
-/// couple of lost tempi is a misread board (310286: a lattice off the board read 7 White
-/// and 11 Black moves, and joining it recorded 15 false flags).
+/// Whether the fewest moves White and Black need to reach a reading are a game's to join:
+/// Black never has made more moves than White, so Black needing more than White's fewest
+/// and a couple of lost tempi is a misread board; and a reading that needs more than
+/// [`MAKRUK_JOIN_MOVES_AT_MOST`] moves a side is likelier a lattice off the board than a
+/// game (on development clips every reading that needed more was one: 310307 read the
+/// figures in columns, 30 and 32 moves; 310312 a row off the start, 12 and 13; joining
+/// them recorded 25 to 34 false flags), and its figures are seldom all known anyway.
+/// `--fen` gives a game further on.
 fn makruk_plausible([white, black]: [usize; 2]) -> bool {
-    black <= white + 2
+    white <= MAKRUK_JOIN_MOVES_AT_MOST && black <= white + 2
 }
+
+/// The most moves a side may need to reach a Makruk reading that is joined: past eight
+/// each, the fewest-moves figures stop being right or named as open in about one game of
+/// ten (the opening probe in docs/record-eight.md).
+const MAKRUK_JOIN_MOVES_AT_MOST: usize = 8;
 
 /// A game in progress about to be joined, as each game's reading of it.
 enum Joining {
