@@ -443,11 +443,17 @@ pub struct Tracker {
     looks: Option<BoardLooks>,
     /// The position the caller has recorded, in the game's frame.
     believed: Option<Occupancy>,
-    /// The settled view of a board that was lost, and its quarter turns, to compare the
-    /// board with when it is found again.
-    lost_reference: Option<(usize, (Samples, Occupancy))>,
-    /// Where that board stood, and its quarter turns, to follow it from.
-    lost_at: Option<(usize, Before)>,
+    /// A board that was lost: where it stood, to follow it from, and its settled view,
+    /// to compare the board with when it is found again.
+    lost_at: Option<Lost>,
+}
+
+/// A board lost after it was locked.
+struct Lost {
+    /// Quarter turns from its image order to the game's.
+    turns: usize,
+    before: Before,
+    reference: Option<(Samples, Occupancy)>,
 }
 
 impl Tracker {
@@ -464,7 +470,6 @@ impl Tracker {
             found: false,
             looks: None,
             believed: None,
-            lost_reference: None,
             lost_at: None,
         }
     }
@@ -710,7 +715,7 @@ impl Tracker {
         // A board lost after a game began is first followed from where it stood; it keeps
         // its turn. The locator, with no prior, is the fallback.
         let followed = match (&self.lost_at, &self.last_settled) {
-            (Some((_, before)), Some(_)) => self.follow(image, before)?,
+            (Some(lost), Some(_)) => self.follow(image, &lost.before)?,
             _ => None,
         };
         let was_followed = followed.is_some();
@@ -732,81 +737,47 @@ impl Tracker {
             return Ok(false);
         };
         self.lost_reported = false;
-        let mut lock = self.lock_on(image, geometry, 0)?;
-        let Some(settled) = self.last_settled.clone() else {
+        let lock = self.lock_on(image, geometry, 0)?;
+        if self.last_settled.is_none() {
             report.events.push(TrackEvent::Found {
                 corners: lock.geometry.corners(),
                 how,
             });
             self.lock = Some(lock);
             return Ok(true);
-        };
-        let lost_at = self.lost_at.take();
-        let (turns, agreement) = match &lost_at {
-            Some((turns, _)) if was_followed => (
-                *turns,
-                self.agreement(image, &lock.geometry, &settled, *turns)?,
-            ),
-            _ => self.best_turn(image, &lock.geometry, &settled)?,
-        };
-        lock.quarter_turns = turns;
-        if let Some((old_turns, reference)) = self.lost_reference.take() {
-            lock.carry(old_turns, Some(reference));
         }
-        let shift_pixels = lost_at.map_or(0.0, |(_, before)| {
-            before.geometry.corner_shift(&lock.geometry)
-        });
-        report.events.push(TrackEvent::Relocated {
-            corners: turned_geometry(&lock.geometry, turns).corners(),
-            quarter_turns: turns,
-            agreement,
-            shift_pixels,
-        });
-        self.lock = Some(lock);
+        let lost = self.lost_at.take();
+        self.relocate(image, lock, lost, was_followed, report)?;
         Ok(true)
     }
 
-    /// The grid stopped fitting: find the board again, or report it lost.
-    fn refind(&mut self, image: &Mat, report: &mut Report, why: &str) -> opencv::Result<()> {
-        let old = self.lock.take().expect("called while locked");
-        self.next_attempt = report.time + RETRY_EVERY;
-        let before = Before {
-            geometry: old.geometry.clone(),
-            view: old.view,
-            alignment: old.alignment,
-        };
-        // Followed from where it stood, the board keeps its own lines and its turn; the
-        // locator, with no prior, is the fallback.
-        let followed = self.follow(image, &before)?;
-        let was_followed = followed.is_some();
-        let found = match followed {
-            Some(geometry) => Some(geometry),
-            None => locate_in(image, self.size)?,
-        };
-        let Some(geometry) = found else {
-            self.lost_reference = old
-                .reference
-                .map(|reference| (old.quarter_turns, reference));
-            self.lost_at = Some((old.quarter_turns, before));
-            self.lost_reported = true;
-            report.events.push(TrackEvent::Lost {
-                reason: format!("{why}, and no board was found in view"),
-            });
-            return Ok(());
-        };
-        let mut lock = self.lock_on(image, geometry, old.quarter_turns)?;
-        let settled = self.last_settled.clone();
-        let (turns, agreement) = match &settled {
-            Some(settled) if was_followed => (
-                old.quarter_turns,
-                self.agreement(image, &lock.geometry, settled, old.quarter_turns)?,
+    /// Ends finding a board again: the lock turned as the `lost` board was when it was
+    /// `followed` (it kept its lines), else as the last settled reading fits it best;
+    /// handed the lost board's settled view; said as relocated, with how far it moved.
+    fn relocate(
+        &mut self,
+        image: &Mat,
+        mut lock: Lock,
+        lost: Option<Lost>,
+        followed: bool,
+        report: &mut Report,
+    ) -> opencv::Result<()> {
+        let old_turns = lost.as_ref().map_or(0, |lost| lost.turns);
+        let (turns, agreement) = match &self.last_settled.clone() {
+            Some(settled) if followed => (
+                old_turns,
+                self.agreement(image, &lock.geometry, settled, old_turns)?,
             ),
             Some(settled) => self.best_turn(image, &lock.geometry, settled)?,
-            None => (old.quarter_turns, 1.0),
+            None => (old_turns, 1.0),
         };
         lock.quarter_turns = turns;
-        lock.carry(old.quarter_turns, old.reference);
-        let shift_pixels = before.geometry.corner_shift(&lock.geometry);
+        let shift_pixels = lost.as_ref().map_or(0.0, |lost| {
+            lost.before.geometry.corner_shift(&lock.geometry)
+        });
+        if let Some(lost) = lost {
+            lock.carry(old_turns, lost.reference);
+        }
         report.events.push(TrackEvent::Relocated {
             corners: turned_geometry(&lock.geometry, turns).corners(),
             quarter_turns: turns,
@@ -815,6 +786,39 @@ impl Tracker {
         });
         self.lock = Some(lock);
         Ok(())
+    }
+
+    /// The grid stopped fitting: find the board again, or report it lost.
+    fn refind(&mut self, image: &Mat, report: &mut Report, why: &str) -> opencv::Result<()> {
+        let old = self.lock.take().expect("called while locked");
+        self.next_attempt = report.time + RETRY_EVERY;
+        let lost = Lost {
+            turns: old.quarter_turns,
+            before: Before {
+                geometry: old.geometry,
+                view: old.view,
+                alignment: old.alignment,
+            },
+            reference: old.reference,
+        };
+        // Followed from where it stood, the board keeps its own lines and its turn; the
+        // locator, with no prior, is the fallback.
+        let followed = self.follow(image, &lost.before)?;
+        let was_followed = followed.is_some();
+        let found = match followed {
+            Some(geometry) => Some(geometry),
+            None => locate_in(image, self.size)?,
+        };
+        let Some(geometry) = found else {
+            self.lost_at = Some(lost);
+            self.lost_reported = true;
+            report.events.push(TrackEvent::Lost {
+                reason: format!("{why}, and no board was found in view"),
+            });
+            return Ok(());
+        };
+        let lock = self.lock_on(image, geometry, lost.turns)?;
+        self.relocate(image, lock, Some(lost), was_followed, report)
     }
 
     fn lock_on(
