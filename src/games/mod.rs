@@ -110,6 +110,18 @@ impl Occupancy {
             .collect()
     }
 
+    /// The cells (`[row, col]`, row by row) that hold `holding` (`None`: the empty ones).
+    pub fn cells(&self, holding: Option<Color>) -> impl Iterator<Item = [usize; 2]> + '_ {
+        (0..self.height)
+            .flat_map(|row| (0..self.width).map(move |col| [row, col]))
+            .filter(move |&[row, col]| self.get(row, col) == holding)
+    }
+
+    /// How many cells hold `holding` (`None`: how many are empty).
+    pub fn count(&self, holding: Option<Color>) -> usize {
+        self.cells.iter().filter(|&&cell| cell == holding).count()
+    }
+
     /// How many cells hold the same thing in both (0 when the shapes differ).
     pub fn agreement(&self, other: &Occupancy) -> usize {
         if self.width != other.width || self.height != other.height {

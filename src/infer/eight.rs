@@ -96,7 +96,8 @@ pub(crate) fn state_index(color: Option<Color>) -> usize {
     }
 }
 
-fn state_color(index: usize) -> Option<Color> {
+/// What a `[empty, dark, light]` vote's index calls a square.
+pub(crate) fn state_color(index: usize) -> Option<Color> {
     match index {
         1 => Some(Color::Black),
         2 => Some(Color::White),

@@ -19,7 +19,7 @@ use crate::games::makhos::{self, Men, Square};
 use crate::games::makruk::{self, Status};
 use crate::games::{Article, Color, Occupancy, Penalty};
 use crate::geometry::eight::{EightGame, OrientationSource};
-use crate::infer::eight::Seen8;
+use crate::infer::eight::{Seen8, state_color};
 use crate::infer::go::InferOptions;
 use crate::infer::makhos::{MakhosInference, Outcome as HosOutcome};
 use crate::infer::makruk::{MakrukInference, Outcome as RukOutcome};
@@ -603,15 +603,7 @@ fn with_rules_prior(game: EightGame, settled: &Settled8) -> Settled8 {
         let total = p[0] + OFF_PLAY_ODDS * (p[1] + p[2]);
         *p = [p[0], OFF_PLAY_ODDS * p[1], OFF_PLAY_ODDS * p[2]].map(|v| v / total.max(1e-6));
         let call = (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0);
-        prior.occupancy.set(
-            row,
-            col,
-            match call {
-                1 => Some(Color::Black),
-                2 => Some(Color::White),
-                _ => None,
-            },
-        );
+        prior.occupancy.set(row, col, state_color(call));
     }
     prior
 }
@@ -1453,13 +1445,10 @@ impl EightRecording {
         if frame.time - since < JOIN_AFTER {
             return Ok(false);
         }
-        let count = |color| {
-            (0..8)
-                .flat_map(|row| (0..8).map(move |col| (row, col)))
-                .filter(|&(row, col)| seen.get(row, col) == Some(color))
-                .count()
-        };
-        let (white, black) = (count(Color::White), count(Color::Black));
+        let (white, black) = (
+            seen.count(Some(Color::White)),
+            seen.count(Some(Color::Black)),
+        );
         let figures = match &joining {
             Joining::Makhos(position) => {
                 self.joined = Some(Opening::Makhos(*position));
@@ -1829,7 +1818,7 @@ fn makruk_join_reading(settled: &Settled8) -> Result<Occupancy, Vec<[usize; 2]>>
             let p = &settled.squares[row * 8 + col];
             let call = calls(p)[(choice >> k) & 1];
             likelihood *= p[call];
-            reading.set(row, col, SQUARE_CALLS[call]);
+            reading.set(row, col, state_color(call));
         }
         let Some(moves) = makruk::moves_to_reach(&reading)
             .filter(|&moves| makruk_plausible(moves))
@@ -1837,10 +1826,7 @@ fn makruk_join_reading(settled: &Settled8) -> Result<Occupancy, Vec<[usize; 2]>>
         else {
             continue;
         };
-        let pieces = (0..8)
-            .flat_map(|row| (0..8).map(move |col| (row, col)))
-            .filter(|&(row, col)| reading.get(row, col).is_some())
-            .count();
+        let pieces = 64 - reading.count(None);
         let moves = moves + 2 * 32usize.saturating_sub(pieces);
         let better = best.as_ref().is_none_or(|(fewest, likeliest, _)| {
             moves < *fewest || (moves == *fewest && likelihood > *likeliest)
@@ -1851,9 +1837,6 @@ fn makruk_join_reading(settled: &Settled8) -> Result<Occupancy, Vec<[usize; 2]>>
     }
     best.map(|(_, _, reading)| reading).ok_or(unsure)
 }
-
-/// What each of a square's `[empty, dark, light]` votes calls it.
-const SQUARE_CALLS: [Option<Color>; 3] = [None, Some(Color::Black), Some(Color::White)];
 
 /// A position the record begins from: the one `--fen` gave, a game joined in progress or
 /// the start.

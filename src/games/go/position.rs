@@ -81,10 +81,9 @@ impl Position {
         Board::check_size(size)?;
         let mut position = Position::new(size);
         let stones = |color| {
-            (0..size)
-                .flat_map(|row| (0..size).map(move |col| (row, col)))
-                .filter(|&(row, col)| occupancy.get(row, col) == Some(color))
-                .map(|(row, col)| Point::new(row as u8, col as u8))
+            occupancy
+                .cells(Some(color))
+                .map(|[row, col]| Point::new(row as u8, col as u8))
                 .collect::<Vec<_>>()
         };
         position.setup(&stones(Color::Black), &stones(Color::White), to_move);

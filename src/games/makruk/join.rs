@@ -120,16 +120,12 @@ impl SideJoin {
         if seen.width() != 8 || seen.height() != 8 {
             return None;
         }
-        let opponent = (0..8)
-            .flat_map(|row| (0..8).map(move |col| (row, col)))
-            .filter(|&(row, col)| seen.get(row, col) == Some(color.opponent()))
-            .count();
+        let opponent = seen.count(Some(color.opponent()));
         // A Bia changes file only by capturing, and each capture took one of these.
         let captures = u32::try_from(16usize.saturating_sub(opponent)).unwrap_or(16);
-        let squares: Vec<Square> = (0..8)
-            .flat_map(|row| (0..8).map(move |col| (row, col)))
-            .filter(|&(row, col)| seen.get(row, col) == Some(color))
-            .filter_map(|(row, col)| Square::from_row_col(row, col))
+        let squares: Vec<Square> = seen
+            .cells(Some(color))
+            .filter_map(|[row, col]| Square::from_row_col(row, col))
             .collect();
         let start: Vec<(Square, Role)> = Position::start()
             .board()
