@@ -355,6 +355,9 @@ pub(crate) struct Run {
     state_since: f64,
     state_since_index: u64,
     frames: usize,
+    /// Whether the run's frames are a cover not yet believed: they differ from the last
+    /// settled view away from any changed point and have not stood still long enough.
+    covered: bool,
 }
 
 /// How much of its weight a vote keeps per frame: at ten looks a second the last two
@@ -372,6 +375,7 @@ impl Run {
             state_since: time,
             state_since_index: index,
             frames: 0,
+            covered: false,
         }
     }
 
@@ -638,12 +642,33 @@ impl Tracker {
         let still_for = lock.still_since.map_or(0.0, |since| time - since);
         let lock = self.lock.as_ref().expect("locked");
         // Stills are independent observations: each is believed as it is.
-        if cover >= COVER_GAPS && still_for.min(covered_for) < STILL_TRUST && !self.options.stills {
+        let untrusted =
+            cover >= COVER_GAPS && still_for.min(covered_for) < STILL_TRUST && !self.options.stills;
+        let renew = cover >= COVER_GAPS;
+        let turned = reading.turned(lock.quarter_turns);
+        let probabilities = turned_probabilities(&observation, lock.quarter_turns);
+        // A covered view still votes, into a run of its own: when it has stood still long
+        // enough to be believed, its votes are the settle window already served, so a
+        // position that stood 1.6 s under "cover" (stones knocked between points, Go
+        // 100378: the players' hands came back 0.2 s after it was believed) is not lost.
+        // A cover that ends some other way (without motion) is not evidence: the run
+        // begins again.
+        let carried = self.run.take().filter(|run| {
+            !self.options.stills
+                && if untrusted {
+                    run.covered
+                } else {
+                    renew || !run.covered
+                }
+        });
+        let mut run = carried.unwrap_or_else(|| Run::begin(size, time, index));
+        run.covered = untrusted;
+        run.vote(size, &probabilities, time, index);
+        if untrusted {
             report.view = View::Covered { gaps: cover };
-            self.run = None;
+            self.run = Some(run);
             return Ok(report);
         }
-        let renew = cover >= COVER_GAPS;
 
         report.view = View::Clear;
         // The recorded position, else the last settled one, in the image's order.
@@ -653,16 +678,11 @@ impl Tracker {
             let in_image = believed.turned(4 - lock.quarter_turns % 4);
             board_looks.learn(&looks, &in_image, &unaided);
         }
-        let turned = reading.turned(lock.quarter_turns);
-        let probabilities = turned_probabilities(&observation, lock.quarter_turns);
         report.reading = Some(turned);
 
         // Every clear frame since the board was last disturbed votes, each point by its
         // probabilities; older votes fade so a long still spell follows slow changes.
         // Stills are independent observations: each votes alone.
-        let carried = self.run.take().filter(|_| !self.options.stills);
-        let mut run = carried.unwrap_or_else(|| Run::begin(size, time, index));
-        run.vote(size, &probabilities, time, index);
         if run.has_settled(&self.options, time) {
             let confidence = run
                 .shares()
@@ -1328,6 +1348,53 @@ mod tests {
             .map(|i| tracker.analyse(&frame, i as f64 * 0.1, i).unwrap().view)
             .collect();
         assert_eq!(views[1..], [View::Clear, View::Clear], "{views:?}");
+    }
+
+    #[test]
+    fn a_still_cover_once_believed_has_served_its_settle_window() {
+        // Stones knocked between the points stand still: the view differs from the
+        // settled one away from any point read changed, so it is a cover until it has
+        // stood still long enough (Go 100378: the players reached in again 0.2 s after).
+        let frame = still(3);
+        let mut tracker = tracker();
+        last_settled(&mut tracker, &frame, 0..5).expect("settled");
+        let geometry = tracker.geometry().unwrap();
+        let mut knocked = frame.clone();
+        for (c, r) in [(3.5, 3.5), (4.5, 5.5), (2.5, 6.5)] {
+            let [x, y] = geometry.to_image(c, r);
+            let centre = Point::new(x.round() as i32, y.round() as i32);
+            let [x1, _] = geometry.to_image(c + 1.0, r);
+            let radius = (0.45 * (x1 - x)).abs().round() as i32;
+            imgproc::circle(
+                &mut knocked,
+                centre,
+                radius,
+                Scalar::new(25.0, 25.0, 25.0, 0.0),
+                -1,
+                imgproc::LINE_AA,
+                0,
+            )
+            .unwrap();
+        }
+        let reports: Vec<Report> = (5..30)
+            .map(|i| tracker.analyse(&knocked, i as f64 * 0.1, i).unwrap())
+            .collect();
+        let first_believed = reports
+            .iter()
+            .position(|r| !matches!(r.view, View::Covered { .. } | View::Moving { .. }))
+            .expect("believed in the end");
+        assert!(
+            reports[first_believed - 1..first_believed]
+                .iter()
+                .all(|r| matches!(r.view, View::Covered { .. })),
+            "{:?}",
+            reports.iter().map(|r| &r.view).collect::<Vec<_>>()
+        );
+        assert!(
+            reports[first_believed].settled.is_some(),
+            "settled only at {:?}",
+            reports.iter().position(|r| r.settled.is_some())
+        );
     }
 
     #[test]
