@@ -470,11 +470,14 @@ impl MakhosInference {
             // The same man moving on in the same sighting is one hand's doing: a man set
             // down on a square it cannot reach, perhaps to be moved on (a takeback),
             // not two moves. On Mak-hos 300244 and 300248 a man set down two rows on was
-            // read as a double move, and the takeback it became went unflagged.
+            // read as a double move, and the takeback it became went unflagged. Unless
+            // its first move captured: the prisoners it took are gone, so that move was
+            // made, and the step on is a second one (held-out 300260: 32x14 then 14-7,
+            // the position between them hidden by the arm's shadow).
             for second in again
                 .legal_moves()
                 .into_iter()
-                .filter(|s| s.from() != mv.to())
+                .filter(|s| s.from() != mv.to() || mv.is_capture())
             {
                 let mut twice = again.play(&second);
                 twice.set_turn(current.turn().opponent());
@@ -1300,6 +1303,38 @@ mod tests {
         ));
         assert_eq!(moves(&out), [first.to_string()]);
         assert_eq!(flags(&out), [HosFlag::Takeback]);
+    }
+
+    #[test]
+    fn hos_3_4_a_man_that_captures_and_steps_on_unseen_between_has_moved_twice() {
+        // A white man takes a black man and, before Black has moved, steps on: the view
+        // between the two was never seen. Black keeps a man far away.
+        let man = |color| Some(Piece { color, kind: Kind::Man });
+        let (position, capture, again, step) = (1..=32u32)
+            .flat_map(|w| (1..=32u32).map(move |b| (w, b)))
+            .find_map(|(w, b)| {
+                if w == b || w == 32 || b == 32 {
+                    return None;
+                }
+                let mut position = Position::empty(Color::White);
+                position.set(Square::new(w)?, man(Color::White));
+                position.set(Square::new(b)?, man(Color::Black));
+                position.set(Square::new(32)?, man(Color::Black));
+                let capture = position.legal_moves().into_iter().find(|mv| mv.is_capture())?;
+                let mut again = position.play(&capture);
+                again.set_turn(Color::White);
+                let step = again
+                    .legal_moves()
+                    .into_iter()
+                    .find(|mv| mv.from() == capture.to() && !mv.is_capture())?;
+                Some((position, capture, again, step))
+            })
+            .expect("a capture the man can step on from");
+        let mut game = MakhosInference::new(position, InferOptions::default());
+        let seen = sure(&again.play(&step).occupancy());
+        let out = game.observe(&look(&seen, 1.0, 1.6, true));
+        assert_eq!(moves(&out), [capture.to_string(), step.to_string()]);
+        assert_eq!(flags(&out), [HosFlag::DoubleMove]);
     }
 
     #[test]
