@@ -68,6 +68,7 @@ fn the_stage_gives_back_fairy_stockfishs_moves() {
                 since: t,
                 now: t + 0.3,
                 hand_seen: true,
+                motion_seen: true,
             };
             for outcome in stage.observe(&seen) {
                 match outcome {

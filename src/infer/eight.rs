@@ -37,6 +37,10 @@ pub struct Seen8<'a> {
     /// Whether a hand (or anything moving) was over the board since the last position
     /// this stage acted on.
     pub hand_seen: bool,
+    /// Whether anything moved over the board at all (a hand, a knock) since the last
+    /// position this stage acted on. Pieces do not move by themselves: a change in a
+    /// sighting nothing moved before is the square reader's, not the board's.
+    pub motion_seen: bool,
 }
 
 impl Seen8<'_> {
@@ -56,6 +60,7 @@ pub struct Kept {
     pub squares: Vec<[f32; 3]>,
     pub since: f64,
     pub hand_seen: bool,
+    pub motion_seen: bool,
 }
 
 impl Kept {
@@ -66,6 +71,7 @@ impl Kept {
             since: self.since,
             now,
             hand_seen: self.hand_seen,
+            motion_seen: self.motion_seen,
         }
     }
 }
@@ -524,6 +530,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                     squares: seen.squares.to_vec(),
                     since: seen.since,
                     hand_seen: seen.hand_seen,
+                    motion_seen: seen.motion_seen,
                 });
             }
             return outcomes;
@@ -735,6 +742,29 @@ impl<K: Copy> Differences<K> {
             move_number,
             color,
         };
+        let added = self.contradicted(seen, rules);
+        for &(row, col) in &added {
+            let d = self.squares.get_mut(&(row, col)).expect("just noted");
+            d.suspected = Some(suspected.clone());
+        }
+        added
+    }
+
+    /// Remembers every square where a sighting that came with no motion at all
+    /// confidently contradicts the rules' position, with no flag due: pieces do not move
+    /// by themselves, so the change is the square reader's. The square is kept as the
+    /// reader shows it, so the tracker is not taught that this look is what the rules
+    /// put there (on Makruk 310285 teaching so spoilt the reading of a whole back rank),
+    /// and forgotten once it reads as the rules say; a hand that then really moves its
+    /// piece is explained as usual. Not for Mak-hos: there a known square with no flag is
+    /// a prisoner still being lifted. Returns the squares added.
+    pub fn doubt_unmoved(&mut self, seen: &Seen8, rules: &Occupancy) -> Vec<Cell> {
+        self.contradicted(seen, rules)
+    }
+
+    /// Notes, with no flag and no suspicion yet, every square not yet known where the
+    /// sighting confidently contradicts the rules' position; returns them.
+    fn contradicted(&mut self, seen: &Seen8, rules: &Occupancy) -> Vec<Cell> {
         let read = seen.read();
         // Known squares are skipped below, so what `expect` allows on them is not asked.
         let unchanged = self.expect(rules, Some(rules));
@@ -753,7 +783,7 @@ impl<K: Copy> Differences<K> {
                         expected,
                         shown: read.get(row, col),
                         flag: None,
-                        suspected: Some(suspected.clone()),
+                        suspected: None,
                         misread: false,
                     },
                 );
@@ -874,6 +904,7 @@ mod tests {
             since: 0.0,
             now: 0.0,
             hand_seen: true,
+            motion_seen: true,
         };
         let right = Expected::of(&Occupancy::from_text_rows(&rows).unwrap());
         let wrong = Expected::of(&Occupancy::from_text_rows(&EMPTY).unwrap());
@@ -916,6 +947,7 @@ mod tests {
             since: 0.0,
             now: 0.0,
             hand_seen: true,
+            motion_seen: true,
         };
         let slip = ColourSlip::over(0.25, &recorded);
         let kept = Expected::of(&recorded).with_slip(slip);
@@ -968,6 +1000,7 @@ mod tests {
             since: 0.0,
             now: 0.0,
             hand_seen: true,
+            motion_seen: true,
         };
         let mut rows = EMPTY;
         rows[3] = "...B....";
@@ -1026,6 +1059,7 @@ mod tests {
             since: 0.0,
             now: 0.0,
             hand_seen: true,
+            motion_seen: true,
         };
         assert!(matches!(
             rank(candidates(), &seen),

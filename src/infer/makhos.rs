@@ -331,6 +331,7 @@ impl MakhosInference {
             since: at,
             now: at,
             hand_seen: true,
+            motion_seen: true,
         };
         let color = self.position.turn();
         self.commit(Played::Rules(mv), class, color, &seen, &mut Vec::new());
@@ -354,6 +355,7 @@ impl MakhosInference {
             since: at,
             now: at,
             hand_seen: true,
+            motion_seen: true,
         };
         let played = Played::Illegal {
             from,
@@ -1146,6 +1148,7 @@ mod tests {
             since,
             now,
             hand_seen,
+            motion_seen: true,
         }
     }
 
@@ -1309,7 +1312,12 @@ mod tests {
     fn hos_3_4_a_man_that_captures_and_steps_on_unseen_between_has_moved_twice() {
         // A white man takes a black man and, before Black has moved, steps on: the view
         // between the two was never seen. Black keeps a man far away.
-        let man = |color| Some(Piece { color, kind: Kind::Man });
+        let man = |color| {
+            Some(Piece {
+                color,
+                kind: Kind::Man,
+            })
+        };
         let (position, capture, again, step) = (1..=32u32)
             .flat_map(|w| (1..=32u32).map(move |b| (w, b)))
             .find_map(|(w, b)| {
@@ -1320,7 +1328,10 @@ mod tests {
                 position.set(Square::new(w)?, man(Color::White));
                 position.set(Square::new(b)?, man(Color::Black));
                 position.set(Square::new(32)?, man(Color::Black));
-                let capture = position.legal_moves().into_iter().find(|mv| mv.is_capture())?;
+                let capture = position
+                    .legal_moves()
+                    .into_iter()
+                    .find(|mv| mv.is_capture())?;
                 let mut again = position.play(&capture);
                 again.set_turn(Color::White);
                 let step = again

@@ -1571,6 +1571,7 @@ impl EightRecording {
                 since: settled.since,
                 now: frame.time,
                 hand_seen: self.hands.count() > 0,
+                motion_seen: self.hands.moved(),
             },
             video_time,
         );
@@ -2306,6 +2307,7 @@ mod tests {
                 since,
                 now: since + 0.3,
                 hand_seen: true,
+                motion_seen: true,
             }
         }
         let read =

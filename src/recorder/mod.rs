@@ -789,6 +789,11 @@ impl Hands {
         if self.reached { self.visits } else { 0 }
     }
 
+    /// Whether anything moved over the board since the count began, arm or none.
+    fn moved(&self) -> bool {
+        self.visits > 0
+    }
+
     /// A position was acted on (or nothing changed): count afresh.
     fn restart(&mut self) {
         self.visits = 0;
