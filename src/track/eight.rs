@@ -1266,6 +1266,7 @@ mod tests {
         // its reference, and the looks are still learned.
         let (_, carried) = lock.reference.as_ref().expect("the reference carried");
         assert_eq!(carried, &settled_on);
+        assert!(lock.carried, "compared inside the edges only");
         assert!(lock.reference_picture.is_none(), "taken again once settled");
         assert!(tracker.looks.log_likelihoods(&looks).is_some());
         for i in 30..40 {
@@ -1276,6 +1277,7 @@ mod tests {
             lock.reference_picture.is_some(),
             "taken on the view settled"
         );
+        assert!(!lock.carried, "retaken on the view settled");
         assert_eq!(lock.reference.as_ref().map(|(_, r)| r), Some(&settled_on));
 
         // A board found turned another way round (or another board) starts afresh.
