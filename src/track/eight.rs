@@ -338,7 +338,11 @@ impl EightTracker {
             // did not move, and the lattice moved would not explain it.
             lock.followed_in = Some(still_since);
             let turns = lock.quarter_turns;
-            if let Some(board) = self.moved_board(image, cover)? {
+            let misread = lock
+                .reference
+                .as_ref()
+                .map_or(0, |(_, settled)| reading.differences(settled).len());
+            if let Some(board) = self.moved_board(image, cover, misread)? {
                 self.bumped = self.lock.take();
                 self.run = None;
                 self.lock_on(image, board, turns, &mut report)?;
@@ -596,8 +600,16 @@ impl EightTracker {
     /// The board of the anchor followed into `image` ([`follow::follow`]), when it moved
     /// there by a good part of a square or more, its lattice shows as clearly as the
     /// anchor's did, and it explains the still view the lock reads `cover` unexplained
-    /// corners on: at most half of them, and fewer than a cover.
-    fn moved_board(&self, image: &Mat, cover: usize) -> opencv::Result<Option<EightBoard>> {
+    /// corners on: at most half of them, and fewer than a cover, while reading no more
+    /// squares unlike the reference than the lock does (`misread`). A lattice a square or
+    /// so off reads another position, whose changed squares explain every corner: one the
+    /// follower made of a hand held still took a Mak-hos board (300232) off its squares.
+    fn moved_board(
+        &self,
+        image: &Mat,
+        cover: usize,
+        misread: usize,
+    ) -> opencv::Result<Option<EightBoard>> {
         let (Some(anchor), Some(lock)) = (&self.anchor, &self.lock) else {
             return Ok(None);
         };
@@ -636,6 +648,7 @@ impl EightTracker {
             );
             if left * 2 <= cover
                 && left < COVER_GAPS
+                && reading.differences(reference_reading).len() <= misread
                 && best.as_ref().is_none_or(|(fewest, _)| left < *fewest)
             {
                 best = Some((left, board));
