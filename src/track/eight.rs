@@ -22,7 +22,7 @@ use super::{
 use crate::detect_eight::pieces_of;
 use crate::games::Occupancy;
 use crate::geometry::eight::{self, EightBoard, EightGame, LINES, Orientation, SQUARES, Surface};
-use crate::geometry::{BoardGeometry, gray};
+use crate::geometry::{BoardGeometry, follow, gray};
 use crate::reading::adapt::BoardLooks;
 use crate::reading::eight::{self as squares, CELL, Pieces, SideMeasure, SquareMeasures};
 use opencv::core::Mat;
@@ -73,6 +73,9 @@ struct Lock8 {
     contrast: f64,
     /// The view the last settled reading was taken on, and that reading (image order).
     reference: Option<(Samples, Occupancy)>,
+    /// Whether `reference` was settled on before the board was last found again: it
+    /// stands until a reading settles in the new view.
+    carried: bool,
     /// The rectified grey picture of that view, to see pieces pushed within their squares.
     reference_picture: Option<Mat>,
     /// The run whose settled view was last compared with the reference for pushed
@@ -81,6 +84,9 @@ struct Lock8 {
     previous: Option<Samples>,
     still_since: Option<f64>,
     off_since: Option<f64>,
+    /// The still spell (its start) in which the board was last followed from the anchor
+    /// because the view read covered: once a spell.
+    followed_in: Option<f64>,
 }
 
 impl Lock8 {
@@ -97,11 +103,13 @@ impl Lock8 {
             shifts,
             contrast,
             reference: None,
+            carried: false,
             reference_picture: None,
             slides_checked: None,
             previous: None,
             still_since: None,
             off_since: None,
+            followed_in: None,
         }
     }
 }
@@ -313,9 +321,36 @@ impl EightTracker {
                 &reading,
                 reference_reading,
                 self.pieces,
+                lock.carried,
             ),
             None => 0,
         };
+        if cover >= COVER_GAPS
+            && time - still_since >= FOLLOW_COVERED_AFTER
+            && lock.followed_in != Some(still_since)
+            && !self.options.stills
+        {
+            // A knock that moves the board less than a square, or by a whole square on a
+            // plain grid, leaves the lattice on drawn lines: the contrast test above
+            // passes, but every square is sampled off, and the view reads covered until
+            // the next still spell of STILL_TRUST, which a brisk game never gives
+            // (Makruk 310276). A hand held still is not followed: the board under it
+            // did not move, and the lattice moved would not explain it.
+            lock.followed_in = Some(still_since);
+            let turns = lock.quarter_turns;
+            let misread = lock
+                .reference
+                .as_ref()
+                .map_or(0, |(_, settled)| reading.differences(settled).len());
+            if let Some(board) = self.moved_board(image, cover, misread)? {
+                self.bumped = self.lock.take();
+                self.run = None;
+                self.lock_on(image, board, turns, &mut report)?;
+                report.view = View::Covered { gaps: cover };
+                return Ok(report);
+            }
+        }
+        let lock = self.lock.as_mut().expect("locked");
         let trust = if cover <= COVER_GAPS {
             SMALL_COVER_TRUST
         } else {
@@ -396,11 +431,12 @@ impl EightTracker {
                 .as_ref()
                 .is_some_and(|(_, reading)| reading != run.occupancy());
             let clean = cover == 0 || time - still_since >= STILL_TRUST;
-            if (stale && clean) || lock.reference.is_none() || renew {
+            if ((stale || lock.carried) && clean) || lock.reference.is_none() || renew {
                 if renew && !is_new {
                     report.events.push(TrackEvent::Renewed);
                 }
                 lock.reference = Some((samples, run.occupancy().clone()));
+                lock.carried = false;
                 lock.reference_picture = Some(match picture {
                     Some(picture) => picture,
                     None => gray(&rectified)?,
@@ -482,6 +518,20 @@ impl EightTracker {
             return Ok(false);
         };
         self.lost_reported = false;
+        self.lock_on(image, board, None, report)?;
+        Ok(true)
+    }
+
+    /// Locks on `board`, the board found (again): turned as the recorded position fits it
+    /// best, or `turns` when it was followed from where it stood (it kept its corners'
+    /// order); handed what the lock a bump ended settled on when it carries.
+    fn lock_on(
+        &mut self,
+        image: &Mat,
+        board: EightBoard,
+        turns: Option<usize>,
+        report: &mut Report8,
+    ) -> opencv::Result<()> {
         let rectified = crate::reading::rectify(image, &board.geometry, CELL)?;
         let contrast = lattice_contrast(&rectified, board.surface)?;
         let shifts = squares::body_shifts(
@@ -496,7 +546,14 @@ impl EightTracker {
                 let reading =
                     squares::read_rectified(&rectified, &lock.board, self.pieces, &lock.shifts)?
                         .occupancy();
-                let (turns, agreement) = best_turn_of(&reading, settled);
+                let (turns, agreement) = match turns {
+                    Some(turns) => (
+                        turns,
+                        reading.turned(turns).agreement(settled) as f64
+                            / (SQUARES * SQUARES) as f64,
+                    ),
+                    None => best_turn_of(&reading, settled),
+                };
                 lock.quarter_turns = Some(turns);
                 let corners = super::turned_geometry(&lock.board.geometry, turns).corners();
                 let shift_pixels = self.bumped.as_ref().map_or(0.0, |old| {
@@ -529,6 +586,7 @@ impl EightTracker {
                 // and the first moves after the bump are misread (Makruk 310293). Its
                 // picture is not kept: a moved camera sees the figures lean another way,
                 // and the pushed pieces are measured to a fraction of a square.
+                lock.carried = old.reference.is_some();
                 lock.reference = old.reference;
             }
             // The looks are kept per square in the picture's order: a board turned
@@ -536,7 +594,67 @@ impl EightTracker {
             _ => self.looks = looks_for(lock.board.surface),
         }
         self.lock = Some(lock);
-        Ok(true)
+        Ok(())
+    }
+
+    /// The board of the anchor followed into `image` ([`follow::follow`]), when it moved
+    /// there by a good part of a square or more, its lattice shows as clearly as the
+    /// anchor's did, and it explains the still view the lock reads `cover` unexplained
+    /// corners on: at most half of them, and fewer than a cover, while reading no more
+    /// squares unlike the reference than the lock does (`misread`). A lattice a square or
+    /// so off reads another position, whose changed squares explain every corner: one the
+    /// follower made of a hand held still took a Mak-hos board (300232) off its squares.
+    fn moved_board(
+        &self,
+        image: &Mat,
+        cover: usize,
+        misread: usize,
+    ) -> opencv::Result<Option<EightBoard>> {
+        let (Some(anchor), Some(lock)) = (&self.anchor, &self.lock) else {
+            return Ok(None);
+        };
+        let Some((reference, reference_reading)) = &lock.reference else {
+            return Ok(None);
+        };
+        let square = shortest_side(&lock.board.geometry) / SQUARES as f64;
+        let mut best: Option<(usize, EightBoard)> = None;
+        for geometry in follow::follow(&anchor.gray, image, &anchor.geometry)? {
+            if geometry.corner_shift(&lock.board.geometry) < FOLLOW_MOVED * square
+                || shortest_side(&geometry) < MIN_BOARD_SIDE
+            {
+                continue;
+            }
+            let rectified = crate::reading::rectify(image, &geometry, CELL)?;
+            if lattice_contrast(&rectified, anchor.surface)? < MISALIGNED * anchor.contrast {
+                continue;
+            }
+            let board = EightBoard::with_geometry(image, geometry)?;
+            let shifts = squares::body_shifts(
+                &board.geometry,
+                f64::from(image.cols()),
+                f64::from(image.rows()),
+                self.pieces.body_height(),
+            );
+            let reading =
+                squares::read_rectified(&rectified, &board, self.pieces, &shifts)?.occupancy();
+            let samples = Samples::measure(&rectified, LINES, CELL)?;
+            let left = unexplained_corners(
+                &samples,
+                reference,
+                &reading,
+                reference_reading,
+                self.pieces,
+                lock.carried,
+            );
+            if left * 2 <= cover
+                && left < COVER_GAPS
+                && reading.differences(reference_reading).len() <= misread
+                && best.as_ref().is_none_or(|(fewest, _)| left < *fewest)
+            {
+                best = Some((left, board));
+            }
+        }
+        Ok(best.map(|(_, board)| board))
     }
 
     /// The lattice stopped fitting a still view: find the board again, or report it lost.
@@ -618,6 +736,13 @@ fn followed(anchor: &Anchor, image: &Mat) -> opencv::Result<Option<EightBoard>> 
     }
     EightBoard::with_geometry(image, geometry).map(Some)
 }
+
+/// How long a still view must read covered before the board is followed from the anchor:
+/// a hand held still that long is rare, and it is told apart all the same.
+const FOLLOW_COVERED_AFTER: f64 = 0.5;
+/// How far (the farthest corner, in squares) the followed board must stand from the lock
+/// to be taken for moved: less is the follower's own error.
+const FOLLOW_MOVED: f64 = 0.15;
 
 /// A corner's patch reaches this far from it, in squares: its own square corner and the
 /// near parts of the four squares round it.
@@ -929,13 +1054,16 @@ const START_FLOOR: f32 = 0.02;
 /// Square corners that changed against the reference view with no square within reach
 /// read differently, and the ring beyond the edges that changed ([`unexplained_ring`]):
 /// what a piece cannot do. A disc reaches none of its square's corners; a figure leans
-/// over the squares beside it.
+/// over the squares beside it. The ring is left out against a reference `carried` from
+/// before the board was found again: what lies beyond the edges changes with the
+/// camera's angle.
 fn unexplained_corners(
     samples: &Samples,
     reference: &Samples,
     reading: &Occupancy,
     reference_reading: &Occupancy,
     pieces: Pieces,
+    carried: bool,
 ) -> usize {
     let changed = samples.points_changed_in_kind(reference);
     let reach = match pieces {
@@ -958,7 +1086,11 @@ fn unexplained_corners(
             })
         })
         .count()
-        + unexplained_ring(samples, reference, &differences, pieces)
+        + if carried {
+            0
+        } else {
+            unexplained_ring(samples, reference, &differences, pieces)
+        }
 }
 
 /// Samples of the ring half a square beyond the board's edges that changed in kind against
@@ -1147,6 +1279,7 @@ mod tests {
         // its reference, and the looks are still learned.
         let (_, carried) = lock.reference.as_ref().expect("the reference carried");
         assert_eq!(carried, &settled_on);
+        assert!(lock.carried, "compared inside the edges only");
         assert!(lock.reference_picture.is_none(), "taken again once settled");
         assert!(tracker.looks.log_likelihoods(&looks).is_some());
         for i in 30..40 {
@@ -1157,6 +1290,7 @@ mod tests {
             lock.reference_picture.is_some(),
             "taken on the view settled"
         );
+        assert!(!lock.carried, "retaken on the view settled");
         assert_eq!(lock.reference.as_ref().map(|(_, r)| r), Some(&settled_on));
 
         // A board found turned another way round (or another board) starts afresh.
@@ -1167,6 +1301,98 @@ mod tests {
         };
         assert!(carries(&old, &old_like(&old)));
         assert!(!carries(&old, &turned));
+    }
+
+    #[test]
+    fn a_board_knocked_while_its_lattice_still_fits_is_followed_and_a_still_hand_is_not() {
+        let (frame, start) = still(3);
+        let mut tracker = tracker();
+        tracker.believe(start.clone());
+        for i in 0..12 {
+            tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+        }
+        let before = tracker
+            .lock
+            .as_ref()
+            .expect("locked")
+            .board
+            .geometry
+            .clone();
+        let square = shortest_side(&before) / SQUARES as f64;
+
+        // A hand held still over the board for two seconds: covered, never followed.
+        let [x, y] = before.to_image(4.0, 4.0);
+        let mut hand = frame.clone();
+        imgproc::line(
+            &mut hand,
+            Point::new(x as i32, y as i32),
+            Point::new(x as i32 + 400, 479),
+            Scalar::new(90.0, 120.0, 200.0, 0.0),
+            40,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        for i in 12..32 {
+            let report = tracker.analyse(&hand, i as f64 * 0.1, i).unwrap();
+            assert!(report.events.is_empty(), "{:?}", report.events);
+        }
+        assert_eq!(
+            tracker.lock.as_ref().expect("locked").board.geometry,
+            before
+        );
+        for i in 32..40 {
+            tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+        }
+
+        // Knocked by a square and a bit along the rows: the lattice falls on the board's
+        // own corners again, so it still fits, but every square is sampled off.
+        let (dx, dy) = (1.15 * square, 0.1 * square);
+        let knocked = shifted(&frame, dx, dy);
+        let rectified = crate::reading::rectify(&knocked, &before, CELL).unwrap();
+        let lock = tracker.lock.as_ref().expect("locked");
+        assert!(
+            lattice_contrast(&rectified, lock.board.surface).unwrap() >= MISALIGNED * lock.contrast,
+            "the old lattice still fits the knocked picture"
+        );
+        let mut relocated = None;
+        for i in 40..60 {
+            let report = tracker.analyse(&knocked, i as f64 * 0.1, i).unwrap();
+            if let Some(shift) = report.events.iter().find_map(|event| match event {
+                TrackEvent::Relocated { shift_pixels, .. } => Some(*shift_pixels),
+                _ => None,
+            }) {
+                relocated = Some((i, shift));
+                break;
+            }
+        }
+        let (at, shift) = relocated.expect("followed to where the board now stands");
+        assert!(at < 50, "within a second of the knock: frame {at}");
+        assert!(shift > square, "{shift} px");
+        let lock = tracker.lock.as_ref().expect("locked");
+        for (old, new) in before.corners().iter().zip(lock.board.geometry.corners()) {
+            assert!(
+                (new[0] - old[0] - dx).abs() < 2.0 && (new[1] - old[1] - dy).abs() < 2.0,
+                "{old:?} → {new:?}"
+            );
+        }
+        // The position settled before the knock settles again on the new lattice.
+        let mut again = None;
+        for i in at + 1..at + 12 {
+            again = tracker
+                .analyse(&knocked, i as f64 * 0.1, i)
+                .unwrap()
+                .settled
+                .or(again);
+        }
+        let again = again.expect("settled again");
+        for row in 0..8 {
+            for col in 0..8 {
+                if start.get(row, col).is_some() {
+                    assert_eq!(again.occupancy.get(row, col), start.get(row, col));
+                }
+            }
+        }
     }
 
     /// A lock of the same board as `lock`, turned the same way, with nothing settled.
