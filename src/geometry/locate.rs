@@ -983,6 +983,83 @@ fn overrun(response: &LineResponse, h: &Homography, n: usize) -> Option<(i64, i6
     }
 }
 
+/// Where grid `h`'s outer squares at one end of a direction show none of the crossing
+/// lines that the squares inside show: that end's row (or column) of squares is the
+/// board's margin, its outer line the board's edge, and the window one line beyond the
+/// board there; `None` when neither end is bare, else the move of the window (columns,
+/// rows) back onto the board. The line response cannot tell a board's edge from a drawn
+/// line, and a row of tall figures seen at a slant hides the line behind it: then the
+/// board's near edge, strong along its whole length, outscores the hidden far line
+/// (Makruk seeds 310307 and 310312, plain grids seen from the white side: the lattice a
+/// row towards the camera, its near row of squares the bare margin). The figures that
+/// stand in a board's outer squares hide the crossing lines in part, seldom all of them.
+fn bare_outer_squares(response: &LineResponse, h: &Homography, n: usize) -> Option<(i64, i64)> {
+    let last = (n - 1) as f64;
+    let strip = |along_columns: bool, square: f64| {
+        crossing_line_share(response, h, along_columns, (square + 0.2, square + 0.8), n)
+    };
+    let end_move = |along_columns: bool| -> i64 {
+        let mut inner: Vec<f64> = (1..n - 2)
+            .map(|square| strip(along_columns, square as f64))
+            .collect();
+        inner.sort_by(f64::total_cmp);
+        let typical = inner[inner.len() / 2];
+        if typical < MIN_LINE_COVERAGE {
+            return 0;
+        }
+        let bare = |share: f64| share < BARE_MARGIN * typical;
+        match (
+            bare(strip(along_columns, 0.0)),
+            bare(strip(along_columns, last - 1.0)),
+        ) {
+            (true, false) => 1,
+            (false, true) => -1,
+            _ => 0,
+        }
+    };
+    let (columns, rows) = (end_move(true), end_move(false));
+    ((columns, rows) != (0, 0)).then_some((columns, rows))
+}
+
+/// An outer row of squares whose crossing lines show on less than this share of what the
+/// inner rows' show is the bare margin beyond the board's outer line.
+const BARE_MARGIN: f64 = 0.25;
+
+/// The share of points on the `n` crossing lines of grid `h` through the strip between
+/// `from` and `to` (row coordinates, or column coordinates when `along_columns`) that show
+/// line response.
+fn crossing_line_share(
+    response: &LineResponse,
+    h: &Homography,
+    along_columns: bool,
+    (from, to): (f64, f64),
+    n: usize,
+) -> f64 {
+    const STEPS: usize = 8;
+    let point = |line: f64, t: f64| {
+        if along_columns {
+            apply(h, [t, line])
+        } else {
+            apply(h, [line, t])
+        }
+    };
+    let shown = (0..n)
+        .flat_map(|line| (0..STEPS).map(move |step| (line as f64, step)))
+        .filter(|&(line, step)| {
+            let t = from + (to - from) * (step as f64 + 0.5) / STEPS as f64;
+            let [x, y] = point(line, t);
+            let [ax, ay] = point(line + 0.06, t);
+            (-2..=2).any(|j| {
+                response.at(
+                    x + (ax - x) * f64::from(j) / 2.0,
+                    y + (ay - y) * f64::from(j) / 2.0,
+                ) >= response.on_line
+            })
+        })
+        .count();
+    shown as f64 / (n * STEPS).max(1) as f64
+}
+
 /// The fraction of the `n` crossing lines of grid `h` (grid coordinates to pixels) that
 /// run on through the strip between `from` and `to` (row coordinates, or column
 /// coordinates when `along_columns`): near 1 between two lines of the grid, near 0 in the
@@ -1706,6 +1783,18 @@ fn board_in_window(
             }
         }
         match overrun(response, &grid_to_image, n) {
+            // Figures stand inside the squares, so the squares beside an outer line show
+            // whether it is the board's or its edge beyond the margin.
+            None if response.pieces == Pieces::InSquares && size.is_some() && moves < 2 => {
+                match bare_outer_squares(response, &grid_to_image, n) {
+                    Some((columns, rows)) => {
+                        column0 += columns;
+                        row0 += rows;
+                        moves += 1;
+                    }
+                    None => break grid_to_image,
+                }
+            }
             None => break grid_to_image,
             // Only for a size that was given: a window of a size the locator chose that
             // overruns is more likely a part of a bigger board.
@@ -1971,6 +2060,74 @@ pub fn image_order(geometry: &BoardGeometry) -> BoardGeometry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_whose_outer_squares_are_the_bare_margin_moves_back_onto_the_board() {
+        // A plain grid of 64 px squares from (170, 90), a margin of wood a square wide, and
+        // the board's near edge beyond it a dark band as strong as a drawn line.
+        let (x0, y0, square) = (170, 90, 64);
+        let mut gray =
+            Mat::new_rows_cols_with_default(780, 900, core::CV_8U, core::Scalar::all(70.0))
+                .unwrap();
+        let mut fill = |from: Point, to: Point, level: f64| {
+            imgproc::rectangle_points(
+                &mut gray,
+                from,
+                to,
+                core::Scalar::all(level),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        };
+        let (far, near) = (
+            Point::new(x0 - square, y0 - square),
+            Point::new(x0 + 9 * square, y0 + 9 * square),
+        );
+        fill(far, near, 190.0);
+        fill(
+            Point::new(far.x, near.y),
+            Point::new(near.x, near.y + 3),
+            20.0,
+        );
+        for i in 0..=8 {
+            let k = i * square;
+            fill(
+                Point::new(x0 + k - 1, y0),
+                Point::new(x0 + k, y0 + 8 * square),
+                20.0,
+            );
+            fill(
+                Point::new(x0, y0 + k - 1),
+                Point::new(x0 + 8 * square, y0 + k),
+                20.0,
+            );
+        }
+        let response = LineResponse::new(
+            &gray,
+            &gray,
+            Scale::BOARD_FILLS_FRAME,
+            LineKind::Drawn,
+            Pieces::InSquares,
+        )
+        .unwrap();
+        let window = |first_row: i32| {
+            let (top, bottom) = (
+                f64::from(y0 + first_row * square),
+                f64::from(y0 + (first_row + 8) * square),
+            );
+            let (left, right) = (f64::from(x0), f64::from(x0 + 8 * square));
+            BoardGeometry::from_corners(
+                9,
+                [[left, top], [right, top], [right, bottom], [left, bottom]],
+            )
+            .unwrap()
+            .homography
+        };
+        assert_eq!(bare_outer_squares(&response, &window(0), 9), None);
+        assert_eq!(bare_outer_squares(&response, &window(1), 9), Some((0, -1)));
+    }
 
     #[test]
     fn segments_that_cross_touch_and_distant_ones_do_not() {
