@@ -1025,6 +1025,35 @@ fn bare_outer_squares(response: &LineResponse, h: &Homography, n: usize) -> Opti
 /// inner rows' show is the bare margin beyond the board's outer line.
 const BARE_MARGIN: f64 = 0.25;
 
+/// The pixel of grid `h` at `t` along crossing line `line` (a row coordinate, or a column
+/// coordinate when `along_columns`).
+fn strip_point(h: &Homography, along_columns: bool, line: f64, t: f64) -> [f64; 2] {
+    if along_columns {
+        apply(h, [t, line])
+    } else {
+        apply(h, [line, t])
+    }
+}
+
+/// Whether the line response shows at `t` on crossing line `line`, within a few pixels
+/// across it (a line drawn a little off the fitted grid still counts).
+fn shows_line_at(
+    response: &LineResponse,
+    h: &Homography,
+    along_columns: bool,
+    line: f64,
+    t: f64,
+) -> bool {
+    let [x, y] = strip_point(h, along_columns, line, t);
+    let [ax, ay] = strip_point(h, along_columns, line + 0.06, t);
+    (-2..=2).any(|j| {
+        response.at(
+            x + (ax - x) * f64::from(j) / 2.0,
+            y + (ay - y) * f64::from(j) / 2.0,
+        ) >= response.on_line
+    })
+}
+
 /// The share of points on the `n` crossing lines of grid `h` through the strip between
 /// `from` and `to` (row coordinates, or column coordinates when `along_columns`) that show
 /// line response.
@@ -1036,25 +1065,11 @@ fn crossing_line_share(
     n: usize,
 ) -> f64 {
     const STEPS: usize = 8;
-    let point = |line: f64, t: f64| {
-        if along_columns {
-            apply(h, [t, line])
-        } else {
-            apply(h, [line, t])
-        }
-    };
     let shown = (0..n)
         .flat_map(|line| (0..STEPS).map(move |step| (line as f64, step)))
         .filter(|&(line, step)| {
             let t = from + (to - from) * (step as f64 + 0.5) / STEPS as f64;
-            let [x, y] = point(line, t);
-            let [ax, ay] = point(line + 0.06, t);
-            (-2..=2).any(|j| {
-                response.at(
-                    x + (ax - x) * f64::from(j) / 2.0,
-                    y + (ay - y) * f64::from(j) / 2.0,
-                ) >= response.on_line
-            })
+            shows_line_at(response, h, along_columns, line, t)
         })
         .count();
     shown as f64 / (n * STEPS).max(1) as f64
@@ -1074,27 +1089,14 @@ fn strip_coverage(
     n: usize,
 ) -> f64 {
     const STEPS: usize = 8;
-    let point = |line: f64, t: f64| {
-        if along_columns {
-            apply(h, [t, line])
-        } else {
-            apply(h, [line, t])
-        }
-    };
     let runs_on = |line: f64| {
         let shown = (0..STEPS)
             .filter(|&step| {
                 let t = from + (to - from) * (step as f64 + 0.5) / STEPS as f64;
-                let [x, y] = point(line, t);
-                let [ax, ay] = point(line + 0.06, t);
-                let (nx, ny) = (ax - x, ay - y);
-                let on_line = (-2..=2).any(|j| {
-                    response.at(x + nx * f64::from(j) / 2.0, y + ny * f64::from(j) / 2.0)
-                        >= response.on_line
-                });
+                let on_line = shows_line_at(response, h, along_columns, line, t);
                 // Dark between the crossing lines too: an edge or a border running along
                 // the strip, not a crossing line going on.
-                let [bx, by] = point(line + 0.5, t);
+                let [bx, by] = strip_point(h, along_columns, line + 0.5, t);
                 on_line && response.at(bx, by) < response.on_line
             })
             .count();

@@ -1153,7 +1153,7 @@ fn lattice_contrast(rectified: &Mat, surface: Surface) -> opencv::Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::super::edge_in_view;
-    use super::super::tests::shifted;
+    use super::super::tests::{arm_over, shifted};
     use super::*;
     use crate::games::{Color, makhos};
     use crate::render::scene::{Layout, SceneRequest, Shape, Style};
@@ -1322,17 +1322,7 @@ mod tests {
 
         // A hand held still over the board for two seconds: covered, never followed.
         let [x, y] = before.to_image(4.0, 4.0);
-        let mut hand = frame.clone();
-        imgproc::line(
-            &mut hand,
-            Point::new(x as i32, y as i32),
-            Point::new(x as i32 + 400, 479),
-            Scalar::new(90.0, 120.0, 200.0, 0.0),
-            40,
-            imgproc::LINE_8,
-            0,
-        )
-        .unwrap();
+        let hand = arm_over(&frame, [x, y]);
         for i in 12..32 {
             let report = tracker.analyse(&hand, i as f64 * 0.1, i).unwrap();
             assert!(report.events.is_empty(), "{:?}", report.events);
@@ -1445,17 +1435,7 @@ mod tests {
         // An arm reaches over the board from the picture's edge.
         let geometry = tracker.geometry().unwrap();
         let [x, y] = geometry.to_image(4.0, 4.0);
-        let mut covered = frame.clone();
-        imgproc::line(
-            &mut covered,
-            Point::new(x as i32, y as i32),
-            Point::new(x as i32 + 400, 479),
-            Scalar::new(90.0, 120.0, 200.0, 0.0),
-            40,
-            imgproc::LINE_8,
-            0,
-        )
-        .unwrap();
+        let covered = arm_over(&frame, [x, y]);
         let report = tracker.analyse(&covered, 0.7, 7).unwrap();
         assert!(
             matches!(report.view, View::Moving { .. }),

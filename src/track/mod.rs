@@ -1211,17 +1211,7 @@ mod tests {
         // An arm reaches over the board from the picture's edge.
         let geometry = tracker.geometry().unwrap();
         let [x, y] = geometry.to_image(4.0, 4.0);
-        let mut covered = frame.clone();
-        imgproc::line(
-            &mut covered,
-            Point::new(x as i32, y as i32),
-            Point::new(x as i32 + 400, 479),
-            Scalar::new(90.0, 120.0, 200.0, 0.0),
-            40,
-            imgproc::LINE_8,
-            0,
-        )
-        .unwrap();
+        let covered = arm_over(&frame, [x, y]);
         let report = tracker.analyse(&covered, 0.4, 4).unwrap();
         assert!(
             matches!(report.view, View::Moving { .. }),
@@ -1438,6 +1428,23 @@ mod tests {
                 .settled
                 .or(settled)
         })
+    }
+
+    /// An arm reaching from the bottom right of a 640×480 picture to the pixel `[x, y]`
+    /// over the board (the 8×8 tracker's tests use it too).
+    pub(crate) fn arm_over(frame: &Mat, [x, y]: [f64; 2]) -> Mat {
+        let mut covered = frame.clone();
+        imgproc::line(
+            &mut covered,
+            Point::new(x as i32, y as i32),
+            Point::new(x as i32 + 400, 479),
+            Scalar::new(90.0, 120.0, 200.0, 0.0),
+            40,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        covered
     }
 
     /// The picture moved by `dx`, `dy` pixels, its edges filled with their own colours: a
