@@ -225,6 +225,7 @@ fn run(stage: &mut dyn Stage8, frames: &[Frame], noisy: bool, seed: u64) -> Deci
             since: t0,
             now: frame.t,
             hand_seen,
+            motion_seen: true,
         };
         if stage.observe(&seen, &mut decided) || stage.board() == frame.board {
             hand_seen = false;
