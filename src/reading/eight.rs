@@ -126,13 +126,18 @@ pub fn read(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<O
 /// Measures every square of a located board in `image` (BGR, the pixels `board` is in).
 pub fn measure(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Result<SquareMeasures> {
     let rectified = super::rectify(image, &board.geometry, CELL)?;
-    let shifts = body_shifts(
-        &board.geometry,
+    let shifts = body_shifts_in(image, &board.geometry, pieces);
+    SquareMeasures::of(&rectified, board, pieces, &shifts)
+}
+
+/// [`body_shifts`] of `pieces` on a board of `geometry` seen in `image`.
+pub fn body_shifts_in(image: &Mat, geometry: &BoardGeometry, pieces: Pieces) -> Vec<[f64; 2]> {
+    body_shifts(
+        geometry,
         f64::from(image.cols()),
         f64::from(image.rows()),
         pieces.body_height(),
-    );
-    SquareMeasures::of(&rectified, board, pieces, &shifts)
+    )
 }
 
 /// Where a piece's body appears, for every square (row by row), as an offset in square

@@ -534,12 +534,7 @@ impl EightTracker {
     ) -> opencv::Result<()> {
         let rectified = crate::reading::rectify(image, &board.geometry, CELL)?;
         let contrast = lattice_contrast(&rectified, board.surface)?;
-        let shifts = squares::body_shifts(
-            &board.geometry,
-            f64::from(image.cols()),
-            f64::from(image.rows()),
-            self.pieces.body_height(),
-        );
+        let shifts = squares::body_shifts_in(image, &board.geometry, self.pieces);
         let mut lock = Lock8::fresh(board, None, shifts, contrast);
         match &self.last_settled {
             Some(settled) => {
@@ -629,12 +624,7 @@ impl EightTracker {
                 continue;
             }
             let board = EightBoard::with_geometry(image, geometry)?;
-            let shifts = squares::body_shifts(
-                &board.geometry,
-                f64::from(image.cols()),
-                f64::from(image.rows()),
-                self.pieces.body_height(),
-            );
+            let shifts = squares::body_shifts_in(image, &board.geometry, self.pieces);
             let reading =
                 squares::read_rectified(&rectified, &board, self.pieces, &shifts)?.occupancy();
             let samples = Samples::measure(&rectified, LINES, CELL)?;

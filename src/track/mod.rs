@@ -645,7 +645,6 @@ impl Tracker {
         let untrusted =
             cover >= COVER_GAPS && still_for.min(covered_for) < STILL_TRUST && !self.options.stills;
         let renew = cover >= COVER_GAPS;
-        let turned = reading.turned(lock.quarter_turns);
         let probabilities = turned_probabilities(&observation, lock.quarter_turns);
         // A covered view still votes, into a run of its own: when it has stood still long
         // enough to be believed, its votes are the settle window already served, so a
@@ -678,7 +677,7 @@ impl Tracker {
             let in_image = believed.turned(4 - lock.quarter_turns % 4);
             board_looks.learn(&looks, &in_image, &unaided);
         }
-        report.reading = Some(turned);
+        report.reading = Some(reading.turned(lock.quarter_turns));
 
         // Every clear frame since the board was last disturbed votes, each point by its
         // probabilities; older votes fade so a long still spell follows slow changes.
@@ -1374,9 +1373,7 @@ mod tests {
             .position(|r| !matches!(r.view, View::Covered { .. } | View::Moving { .. }))
             .expect("believed in the end");
         assert!(
-            reports[first_believed - 1..first_believed]
-                .iter()
-                .all(|r| matches!(r.view, View::Covered { .. })),
+            matches!(reports[first_believed - 1].view, View::Covered { .. }),
             "{:?}",
             reports.iter().map(|r| &r.view).collect::<Vec<_>>()
         );
