@@ -37,8 +37,9 @@ pub struct Seen8<'a> {
     /// Whether a hand (or anything moving) was over the board since the last position
     /// this stage acted on.
     pub hand_seen: bool,
-    /// Whether anything moved over the board at all (a hand, a knock) since the last
-    /// position this stage acted on. Pieces do not move by themselves: a change in a
+    /// Whether anything moved over the board at all (a hand, a knock; on 8×8 boards also
+    /// a square's middle changing from one look to the next) since the last position
+    /// this stage acted on. Pieces do not move by themselves: a change in a
     /// sighting nothing moved before is the square reader's, not the board's.
     pub motion_seen: bool,
 }

@@ -185,6 +185,19 @@ pub struct MakrukInference {
     /// figures that could stand there (`makruk::Joined::uncertain`), following the pieces
     /// as they move.
     unsure: Vec<(Square, Vec<Role>)>,
+    /// The squares (bit `row * 8 + col`) of changes first seen with something moving over
+    /// the board (a hand, a knock), since the last move was recorded. A disturbance is
+    /// seen on several sightings, and the recorder counts motion afresh once one of them
+    /// was acted on: the later ones must not take the knock for a misreading (Makruk
+    /// 310287, a figure knocked f3 to f4).
+    moved_squares: u64,
+}
+
+/// The squares as bits `row * 8 + col`.
+fn square_bits(squares: &[(usize, usize)]) -> u64 {
+    squares
+        .iter()
+        .fold(0, |bits, &(row, col)| bits | 1 << (row * 8 + col))
 }
 
 fn square_name(row: usize, col: usize) -> String {
@@ -210,6 +223,7 @@ impl MakrukInference {
             slipping: 0,
             waiting: Waiting::default(),
             unsure: Vec::new(),
+            moved_squares: 0,
         }
     }
 
@@ -292,6 +306,11 @@ impl MakrukInference {
 
     /// Acts on a settled sighting; see `MakhosInference::observe` for when it waits.
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
+        if seen.motion_seen && seen.squares.len() >= 64 {
+            let rules = self.position.occupancy();
+            let read = self.differences.reading_against(seen, &rules);
+            self.moved_squares |= square_bits(&changes(&rules, &read).0);
+        }
         super::eight::observe(self, seen)
     }
 
@@ -527,6 +546,7 @@ impl MakrukInference {
     }
 
     fn commit(&mut self, mv: Move, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
+        self.moved_squares = 0;
         self.unsure.retain(|(square, _)| *square != mv.to);
         for (square, _) in &mut self.unsure {
             if *square == mv.from {
@@ -594,12 +614,16 @@ impl MakrukInference {
             self.resolve(seen, outcomes);
             return;
         }
-        // Nothing moved over the board since the last position acted on, and figures only
-        // left it or only came: no hand took or brought them, so the reader changed its
-        // mind (a far back rank at 640×480, a figure's shadow). A figure that went to
-        // another square may have been knocked there unseen: the motion test samples the
-        // squares' corners, not their middles (Makruk 310287, a figure knocked f3 to f4).
-        if !seen.motion_seen && (appeared == 0 || vanished == 0) && !self.options.stills {
+        // Nothing moved over the board since the last position acted on (no arm, and no
+        // square's middle changed from one look to the next: a figure knocked to the next
+        // square shows there, Makruk 310287), and none of these squares changed when
+        // something did. No hand took, brought or pushed a figure, so the reader changed
+        // its mind (a far back rank at 640×480, a figure's shadow, a tall figure read on
+        // the square behind it).
+        if !seen.motion_seen
+            && self.moved_squares & square_bits(&changed) == 0
+            && !self.options.stills
+        {
             self.differences.doubt_unmoved(seen, &rules);
             return;
         }
@@ -1066,20 +1090,29 @@ mod tests {
             })
             .collect();
         assert_eq!(flags(&out), vec![RukFlag::PieceRemoved], "{out:?}");
-        // A figure gone to the next square with nothing seen moving may have been knocked
-        // there: the motion test does not look inside the squares.
+        // A figure read on the next square with nothing seen moving, not even inside the
+        // squares, is the reader's too (a tall figure read on the square behind it)...
         let mut knocked = squares.clone();
         knocked[6 * 8 + 1] = [0.01, 0.01, 0.98];
-        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
-        let out: Vec<Outcome> = [1.0, 2.0, 3.0, 4.0, 5.0]
-            .into_iter()
-            .flat_map(|now| {
-                game.observe(&Seen8 {
-                    squares: &knocked,
-                    ..unmoved(1.0, now)
+        let displaced = |motion_seen: bool| {
+            let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+            [1.0, 2.0, 3.0, 4.0, 5.0]
+                .into_iter()
+                .flat_map(|now| {
+                    game.observe(&Seen8 {
+                        squares: &knocked,
+                        // The recorder counts motion afresh once a sighting was acted on.
+                        motion_seen: motion_seen && now == 1.0,
+                        ..unmoved(1.0, now)
+                    })
                 })
-            })
-            .collect();
+                .collect::<Vec<Outcome>>()
+        };
+        let out = displaced(false);
+        assert!(flags(&out).is_empty(), "{out:?}");
+        // ...but once a square's middle was seen to change, the figure was knocked there,
+        // however many sightings later the knock stands long enough to flag.
+        let out = displaced(true);
         assert_eq!(flags(&out), vec![RukFlag::Displaced], "{out:?}");
     }
 

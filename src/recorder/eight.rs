@@ -1583,7 +1583,7 @@ impl EightRecording {
         let unchanged = settled.occupancy == before_board;
         if decisions.is_empty() && !acted {
             if unchanged {
-                self.hands.restart();
+                self.hands.restart_unchanged(frame.time);
                 self.bursts.restart();
             }
             if self.before.is_none() {
@@ -1600,8 +1600,11 @@ impl EightRecording {
             &after_board,
             on_line,
         )?;
-        if acted || unchanged {
+        if acted {
             self.hands.restart();
+            self.bursts.restart();
+        } else if unchanged {
+            self.hands.restart_unchanged(frame.time);
             self.bursts.restart();
         }
         Ok(())
@@ -2097,10 +2100,11 @@ impl Recording for EightRecording {
                 .map(|s| s.slid.as_slice())
                 .unwrap_or_default();
             eprintln!(
-                "{:8.2} {:?} reach={} settled={} differences={differences} slid={slid:?}",
+                "{:8.2} {:?} reach={} stirred={} settled={} differences={differences} slid={slid:?}",
                 frame.time,
                 report.view,
                 report.reach,
+                report.stirred,
                 report.settled.as_ref().map_or(0, |s| s.frames),
             );
         }
@@ -2110,6 +2114,9 @@ impl Recording for EightRecording {
         if report.reach {
             self.hands.reach();
             self.bursts.reach(frame.time);
+        }
+        if report.stirred {
+            self.hands.stir(frame.time);
         }
         if matches!(report.view, View::Moving { .. } | View::Covered { .. }) {
             self.hands.over(frame.time);

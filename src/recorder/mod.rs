@@ -52,6 +52,9 @@ pub const DEFAULT_RATE: f64 = 10.0;
 /// rendered footage, and a position settles in 0.2 s.
 const HAND_AWAY: f64 = 0.4;
 
+/// How long a change inside the squares may take to show in the voted reading.
+const STIR_LAG: f64 = 2.0;
+
 /// The least confidence every point's settled call must have before a Go game in progress
 /// is joined from the reading, as for Mak-hos (`eight::JOIN_CONFIDENCE`).
 const GO_JOIN_CONFIDENCE: f32 = 0.8;
@@ -765,6 +768,9 @@ struct Hands {
     /// the count began: a hand comes from a player's side, where a stone knocked by
     /// accident moves with nothing crossing the edge.
     reached: bool,
+    /// When a square's middle last changed between two looks with no hand counted for it
+    /// (an 8×8 piece knocked to the next square): motion, though no visit.
+    stirred: Option<f64>,
 }
 
 impl Hands {
@@ -789,15 +795,30 @@ impl Hands {
         if self.reached { self.visits } else { 0 }
     }
 
+    /// Something changed inside the squares from one look to the next at `time`.
+    fn stir(&mut self, time: f64) {
+        self.stirred = Some(time);
+    }
+
     /// Whether anything moved over the board since the count began, arm or none.
     fn moved(&self) -> bool {
-        self.visits > 0
+        self.visits > 0 || self.stirred.is_some()
     }
 
     /// A position was acted on (or nothing changed): count afresh.
     fn restart(&mut self) {
         self.visits = 0;
         self.reached = false;
+        self.stirred = None;
+    }
+
+    /// A settled view showed the board as it was at `now`: count afresh, but keep a stir
+    /// of the last [`STIR_LAG`], which the voted reading may not show yet (Makruk 310287:
+    /// a figure knocked 0.07 s after a move settled read on its new square 0.4 s later).
+    fn restart_unchanged(&mut self, now: f64) {
+        let recent = self.stirred.filter(|&at| now - at < STIR_LAG);
+        self.restart();
+        self.stirred = recent;
     }
 
     /// The board was out of sight or found again (a bump covers the board as a hand

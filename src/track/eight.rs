@@ -61,6 +61,10 @@ pub struct Report8 {
     /// cannot say. A hand comes from a player's side of the table and crosses the edge
     /// on its way; a piece knocked by accident moves with nothing crossing it.
     pub reach: bool,
+    /// Whether some square's middle changed between the last look and this one as a piece
+    /// coming or going does ([`STIRRED`]): what the corner and ring samples cannot see of a
+    /// piece knocked from one square to the next with no arm over the board.
+    pub stirred: bool,
 }
 
 struct Lock8 {
@@ -82,6 +86,8 @@ struct Lock8 {
     /// pieces (its state's start), so each run is compared once.
     slides_checked: Option<f64>,
     previous: Option<Samples>,
+    /// The last look's rectified grey picture, to see the squares' middles change.
+    previous_picture: Option<Mat>,
     still_since: Option<f64>,
     off_since: Option<f64>,
     /// The still spell (its start) in which the board was last followed from the anchor
@@ -107,6 +113,7 @@ impl Lock8 {
             reference_picture: None,
             slides_checked: None,
             previous: None,
+            previous_picture: None,
             still_since: None,
             off_since: None,
             followed_in: None,
@@ -251,6 +258,7 @@ impl EightTracker {
             oriented: None,
             settled: None,
             reach: true,
+            stirred: false,
         };
         if self.lock.is_none() {
             if time < self.next_attempt {
@@ -282,6 +290,11 @@ impl EightTracker {
                 lock.reference.as_ref().map(|(reference, _)| reference),
             );
         lock.previous = Some(samples.clone());
+        let picture = gray(&rectified)?;
+        if let Some(before) = &lock.previous_picture {
+            report.stirred = middles_changed(before, &picture, &lock.shifts)? >= STIRRED;
+        }
+        lock.previous_picture = Some(picture);
         if moved >= MOTION_GAPS {
             lock.still_since = None;
             lock.off_since = None;
@@ -805,6 +818,37 @@ struct PatchMatch {
 
 /// Matches the patch of `before` round `at` (`half` pixels each way) in `after` within
 /// `reach` pixels of `at` moved by `shift`; none when it is cut by the picture's edge.
+/// The largest mean absolute grey change, between two rectified looks, over the middle
+/// of any square (where its piece's body stands, `shifts` in squares).
+fn middles_changed(before: &Mat, after: &Mat, shifts: &[[f64; 2]]) -> opencv::Result<f64> {
+    use opencv::core::Rect;
+    let mut change = Mat::default();
+    opencv::core::absdiff(before, after, &mut change)?;
+    let cell = f64::from(CELL);
+    let half = (MIDDLE * cell).round() as i32;
+    let (width, height) = (change.cols(), change.rows());
+    let mut largest = 0.0_f64;
+    for row in 0..SQUARES {
+        for col in 0..SQUARES {
+            let shift = shifts
+                .get(row * SQUARES + col)
+                .copied()
+                .unwrap_or([0.0, 0.0]);
+            let x = ((col as f64 + 1.5 + shift[0]) * cell).round() as i32;
+            let y = ((row as f64 + 1.5 + shift[1]) * cell).round() as i32;
+            if x - half < 0 || y - half < 0 || x + half >= width || y + half >= height {
+                continue;
+            }
+            let middle = Mat::roi(
+                &change,
+                Rect::new(x - half, y - half, 2 * half + 1, 2 * half + 1),
+            )?;
+            largest = largest.max(opencv::core::mean_def(&middle)?[0]);
+        }
+    }
+    Ok(largest)
+}
+
 fn patch_scores(
     before: &Mat,
     after: &Mat,
@@ -890,6 +934,16 @@ fn settled_of(run: &Run, turns: usize) -> Settled8 {
 /// square read the same, to be pushed off centre, and how far at most: a slide moves a
 /// piece 0.36–0.45 of a square and leaves it on its square; a piece set down again lands
 /// within a tenth or so of where it was.
+/// Half the side of a square's middle for [`middles_changed`], in squares: inside the
+/// square's lines and the neighbours' leaning tops.
+const MIDDLE: f64 = 0.25;
+
+/// A square's middle that changes by this much mean absolute grey from one look to the
+/// next saw a piece come or go. On rendered Makruk footage a still board's noise, shake
+/// and light stayed under 3 (310279, `varied`, 640×480) and a figure knocked to the next
+/// square gave 101 (310287).
+const STIRRED: f64 = 20.0;
+
 const SLID: f64 = 0.25;
 const SLID_AT_MOST: f64 = 0.5;
 
@@ -1574,6 +1628,46 @@ mod tests {
         // Held there, it covers the corners, and still nothing lies across the edge.
         let report = tracker.analyse(&knocked, 0.8, 8).unwrap();
         assert!(!report.reach, "{:?}", report.view);
+    }
+
+    #[test]
+    fn a_man_knocked_to_the_next_square_stirs_the_middles_and_noise_does_not() {
+        let (frame, start) = still(3);
+        let mut tracker = tracker();
+        for i in 0..7 {
+            let report = tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+            assert!(!report.stirred, "the same picture again at look {i}");
+        }
+        // The camera's noise on a still board changes no middle.
+        let mut noise = Mat::new_rows_cols_with_default(
+            frame.rows(),
+            frame.cols(),
+            frame.typ(),
+            Scalar::all(0.0),
+        )
+        .unwrap();
+        opencv::core::randn(&mut noise, &Scalar::all(0.0), &Scalar::all(6.0)).unwrap();
+        let mut noisy = Mat::default();
+        opencv::core::add(&frame, &noise, &mut noisy, &opencv::core::no_array(), -1).unwrap();
+        assert!(!tracker.analyse(&noisy, 0.7, 7).unwrap().stirred);
+        // A White man jumps from its square to the empty one diagonally ahead, from one
+        // look to the next, with nothing over the board between.
+        let (row, col) = (0..8)
+            .flat_map(|row| (0..8).map(move |col| (row, col)))
+            .find(|&(row, col)| {
+                start.get(row, col) == Some(Color::White)
+                    && row > 0
+                    && col > 0
+                    && start.get(row - 1, col - 1).is_none()
+            })
+            .expect("a White man with an empty square diagonally ahead");
+        let mut knocked = start.clone();
+        knocked.set(row, col, None);
+        knocked.set(row - 1, col - 1, Some(Color::White));
+        let report = tracker.analyse(&still_of(&knocked, 3), 0.8, 8).unwrap();
+        assert!(report.stirred, "{:?}", report.view);
+        let report = tracker.analyse(&still_of(&knocked, 3), 0.9, 9).unwrap();
+        assert!(!report.stirred, "still again");
     }
 
     #[test]
