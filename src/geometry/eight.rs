@@ -646,6 +646,28 @@ mod tests {
         image
     }
 
+    /// Draws the 9 lines each way of an 8×8 grid of `square` pixels from `origin`.
+    fn draw_lines(image: &mut Mat, (x0, y0): (i32, i32), square: i32, ink: Scalar) {
+        for i in 0..=8 {
+            let k = i * square;
+            for (from, to) in [
+                ((x0 + k, y0), (x0 + k, y0 + 8 * square)),
+                ((x0, y0 + k), (x0 + 8 * square, y0 + k)),
+            ] {
+                imgproc::line(
+                    image,
+                    Point::new(from.0, from.1),
+                    Point::new(to.0, to.1),
+                    ink,
+                    2,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+    }
+
     fn assert_corners(board: &EightBoard) {
         let expected = [[170.0, 90.0], [682.0, 90.0], [682.0, 602.0], [170.0, 602.0]];
         for (found, want) in board.geometry.corners().iter().zip(expected) {
@@ -720,24 +742,7 @@ mod tests {
             0,
         )
         .unwrap();
-        for i in 0..=8 {
-            let k = i * square;
-            for (from, to) in [
-                ((x0 + k, y0), (x0 + k, y0 + 8 * square)),
-                ((x0, y0 + k), (x0 + 8 * square, y0 + k)),
-            ] {
-                imgproc::line(
-                    &mut image,
-                    Point::new(from.0, from.1),
-                    Point::new(to.0, to.1),
-                    ink,
-                    2,
-                    imgproc::LINE_8,
-                    0,
-                )
-                .unwrap();
-            }
-        }
+        draw_lines(&mut image, (x0, y0), square, ink);
         let board = locate(&image).unwrap().board.expect("board");
         assert_eq!(board.surface, Surface::Checkered);
         assert_corners(&board);
@@ -940,24 +945,7 @@ mod tests {
             0,
         )
         .unwrap();
-        for i in 0..=8 {
-            let k = i * square;
-            for (from, to) in [
-                ((x0 + k, y0), (x0 + k, y0 + 8 * square)),
-                ((x0, y0 + k), (x0 + 8 * square, y0 + k)),
-            ] {
-                imgproc::line(
-                    &mut image,
-                    Point::new(from.0, from.1),
-                    Point::new(to.0, to.1),
-                    Scalar::all(25.0),
-                    2,
-                    imgproc::LINE_8,
-                    0,
-                )
-                .unwrap();
-            }
-        }
+        draw_lines(&mut image, (x0, y0), square, Scalar::all(25.0));
         let plain = locate::locate_lines(&image, LINES, LineKind::Drawn).unwrap();
         assert!(plain.geometry.is_none());
         let located = locate(&image).unwrap();
