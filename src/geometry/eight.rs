@@ -76,6 +76,8 @@ pub struct Located {
 pub fn locate(image: &Mat) -> opencv::Result<Located> {
     let mut notes = Vec::new();
     let mut segments = Vec::new();
+    // The first board found, while a later kind may find the one played on.
+    let mut held: Option<Candidate> = None;
     let attempts = [
         (LineKind::Drawn, Attempt::Lines),
         (LineKind::SquareEdges, Attempt::Lines),
@@ -144,17 +146,102 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
             ),
             Attempt::Lines => {}
         }
-        return Ok(Located {
-            board: Some(board),
-            segments: found.segments,
-            notes: found_notes,
-        });
+        let candidate = Candidate {
+            whole: within_picture(&board.geometry, image),
+            checkered: board.surface == Surface::Checkered,
+            area: locate::quad_area(&board.geometry.corners()),
+            located: Located {
+                board: Some(board),
+                segments: found.segments,
+                notes: found_notes,
+            },
+        };
+        match held.take() {
+            // A checkered board wholly in view is what an 8×8 game is played on, and a
+            // plain grid in view is taken when nothing better shows; a lattice running
+            // out of the picture, or a plain one, is first weighed against what the kinds
+            // still to try find.
+            None if candidate.whole && candidate.checkered => return Ok(candidate.located),
+            None => held = Some(candidate),
+            Some(first) if candidate.beats(&first) => {
+                let mut located = candidate.located;
+                located.notes.push(first.passed_over().into());
+                return Ok(located);
+            }
+            Some(first) => held = Some(first),
+        }
+    }
+    if let Some(first) = held {
+        return Ok(first.located);
     }
     Ok(Located {
         board: None,
         segments,
         notes,
     })
+}
+
+/// A board [`locate`] found, with what decides between two found by different kinds.
+struct Candidate {
+    located: Located,
+    /// Every outer corner inside the picture ([`within_picture`]).
+    whole: bool,
+    checkered: bool,
+    /// The lattice's area in the picture, in square pixels.
+    area: f64,
+}
+
+impl Candidate {
+    /// Whether this board, found by a later kind, is the one played on rather than
+    /// `first`. A lattice running out of the picture is seldom the board played on (Mak-hos
+    /// seed 300273: 9 lines of a Go board at the picture's edge, three squares of it
+    /// outside, found by its drawn lines before the checkered board in the middle), unless
+    /// all that shows besides is much smaller (a few squares of a larger board). A plain
+    /// grid's 9 lines may be a window on a larger lined board (the same Go board after the
+    /// bump, wholly in view): a checkered board clearly larger is the one played on.
+    fn beats(&self, first: &Candidate) -> bool {
+        if !self.whole {
+            return false;
+        }
+        if !first.whole {
+            return self.area >= CUT_OFF_AREA * first.area;
+        }
+        self.checkered && !first.checkered && self.area >= LARGER_AREA * first.area
+    }
+
+    /// The note saying why `self` lost.
+    fn passed_over(&self) -> &'static str {
+        if self.whole {
+            "a smaller grid of drawn lines was passed over for this checkered board"
+        } else {
+            "a lattice running out of the picture was passed over for this whole board"
+        }
+    }
+}
+
+/// How large a whole board must be, against a lattice running out of the picture, to be
+/// taken instead: a small lattice inside (a few squares of the board that runs out of
+/// view) is no better.
+const CUT_OFF_AREA: f64 = 0.5;
+
+/// How much larger a checkered board must be than a plain grid found first to be taken
+/// instead: a checkered board with a drawn border shows the same lattice either way.
+const LARGER_AREA: f64 = 1.25;
+
+/// How far, in squares, a lattice's outer corners may lie beyond the picture's edge and
+/// the lattice still count as whole: a fit's corners wander a little, and a board filling
+/// the frame is read the same with its corners on the edge.
+const OUT_OF_PICTURE: f64 = 0.5;
+
+/// Whether every outer corner of `geometry` lies inside `image`, within
+/// [`OUT_OF_PICTURE`] of a square.
+fn within_picture(geometry: &BoardGeometry, image: &Mat) -> bool {
+    let slack = OUT_OF_PICTURE * smallest_square(geometry);
+    let (width, height) = (f64::from(image.cols()), f64::from(image.rows()));
+    geometry
+        .corners()
+        .iter()
+        .all(|&[x, y]| x >= -slack && y >= -slack && x <= width + slack && y <= height + slack)
 }
 
 /// How [`locate`] looks for the lattice.
@@ -559,6 +646,28 @@ mod tests {
         image
     }
 
+    /// Draws the 9 lines each way of an 8×8 grid of `square` pixels from `origin`.
+    fn draw_lines(image: &mut Mat, (x0, y0): (i32, i32), square: i32, ink: Scalar) {
+        for i in 0..=8 {
+            let k = i * square;
+            for (from, to) in [
+                ((x0 + k, y0), (x0 + k, y0 + 8 * square)),
+                ((x0, y0 + k), (x0 + 8 * square, y0 + k)),
+            ] {
+                imgproc::line(
+                    image,
+                    Point::new(from.0, from.1),
+                    Point::new(to.0, to.1),
+                    ink,
+                    2,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+    }
+
     fn assert_corners(board: &EightBoard) {
         let expected = [[170.0, 90.0], [682.0, 90.0], [682.0, 602.0], [170.0, 602.0]];
         for (found, want) in board.geometry.corners().iter().zip(expected) {
@@ -614,6 +723,87 @@ mod tests {
         )
         .unwrap();
         assert!(onto_the_squares(&image, &right).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_checkered_board_beats_a_smaller_lined_grid_beside_it() {
+        // A lined board beside the checkered one (a Go board on the next table): its 9
+        // drawn lines are found first, but the board played on is the larger checkered one.
+        let mut image = drawn_board(true);
+        let (x0, y0, square) = (720, 40, 20);
+        let ink = Scalar::new(20.0, 20.0, 20.0, 0.0);
+        imgproc::rectangle_points(
+            &mut image,
+            Point::new(x0 - 10, y0 - 10),
+            Point::new(x0 + 8 * square + 10, y0 + 8 * square + 10),
+            Scalar::new(120.0, 170.0, 200.0, 0.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        draw_lines(&mut image, (x0, y0), square, ink);
+        let board = locate(&image).unwrap().board.expect("board");
+        assert_eq!(board.surface, Surface::Checkered);
+        assert_corners(&board);
+    }
+
+    #[test]
+    fn a_lattice_running_out_of_the_picture_loses_to_a_whole_board() {
+        let candidate = |corners: [[f64; 2]; 4], checkered: bool| {
+            let geometry = BoardGeometry::from_corners(LINES, corners).unwrap();
+            let image =
+                Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::all(0.0)).unwrap();
+            Candidate {
+                whole: within_picture(&geometry, &image),
+                checkered,
+                area: locate::quad_area(&geometry.corners()),
+                located: Located::default(),
+            }
+        };
+        // Mak-hos 300273's first find: three squares beyond the right edge.
+        let cut = candidate(
+            [
+                [940.0, 105.0],
+                [1130.0, 27.0],
+                [1360.0, 152.0],
+                [1168.0, 253.0],
+            ],
+            false,
+        );
+        let board = candidate(
+            [
+                [375.0, 315.0],
+                [710.0, 185.0],
+                [970.0, 405.0],
+                [595.0, 595.0],
+            ],
+            true,
+        );
+        let few_squares = candidate(
+            [
+                [1000.0, 100.0],
+                [1060.0, 80.0],
+                [1080.0, 120.0],
+                [1020.0, 140.0],
+            ],
+            true,
+        );
+        assert!(!cut.whole && board.whole);
+        assert!(board.beats(&cut));
+        assert!(!cut.beats(&board));
+        assert!(!few_squares.beats(&cut));
+        // A plain grid in view is kept against a checkered board no larger.
+        let grid = candidate(
+            [
+                [375.0, 315.0],
+                [710.0, 185.0],
+                [970.0, 405.0],
+                [595.0, 595.0],
+            ],
+            false,
+        );
+        assert!(!board.beats(&grid));
     }
 
     #[test]
@@ -755,24 +945,7 @@ mod tests {
             0,
         )
         .unwrap();
-        for i in 0..=8 {
-            let k = i * square;
-            for (from, to) in [
-                ((x0 + k, y0), (x0 + k, y0 + 8 * square)),
-                ((x0, y0 + k), (x0 + 8 * square, y0 + k)),
-            ] {
-                imgproc::line(
-                    &mut image,
-                    Point::new(from.0, from.1),
-                    Point::new(to.0, to.1),
-                    Scalar::all(25.0),
-                    2,
-                    imgproc::LINE_8,
-                    0,
-                )
-                .unwrap();
-            }
-        }
+        draw_lines(&mut image, (x0, y0), square, Scalar::all(25.0));
         let plain = locate::locate_lines(&image, LINES, LineKind::Drawn).unwrap();
         assert!(plain.geometry.is_none());
         let located = locate(&image).unwrap();
