@@ -362,18 +362,19 @@ mod tests {
     const TRUE_CORNERS: [[f64; 2]; 4] =
         [[170.0, 90.0], [682.0, 90.0], [682.0, 602.0], [170.0, 602.0]];
 
+    /// Each corner off differently, up to 0.45 of a square: a lattice off in perspective.
+    const OFF_CORNERS: [[f64; 2]; 4] = [
+        [195.0, 110.0],
+        [700.0, 80.0],
+        [690.0, 625.0],
+        [160.0, 590.0],
+    ];
+
     #[test]
     fn a_lattice_off_by_a_fraction_of_a_square_is_moved_onto_the_crossings() {
-        // Each corner off differently, up to 0.45 of a square: a lattice off in perspective.
         // The contrast is flat while the four samples stay inside their squares, so on
         // sharp synthetic squares the fit lands within about a tenth of a square.
-        let off = [
-            [195.0, 110.0],
-            [700.0, 80.0],
-            [690.0, 625.0],
-            [160.0, 590.0],
-        ];
-        let found = BoardGeometry::from_corners(LINES, off).unwrap();
+        let found = BoardGeometry::from_corners(LINES, OFF_CORNERS).unwrap();
         let fitted = fitted_to_crossings(&board(true), &found)
             .unwrap()
             .expect("a checkered board's crossings fit");
@@ -390,13 +391,7 @@ mod tests {
     fn a_lattice_on_the_squares_or_on_a_plain_board_is_kept() {
         let on = BoardGeometry::from_corners(LINES, TRUE_CORNERS).unwrap();
         assert!(fitted_to_crossings(&board(true), &on).unwrap().is_none());
-        let off = [
-            [195.0, 110.0],
-            [700.0, 80.0],
-            [690.0, 625.0],
-            [160.0, 590.0],
-        ];
-        let found = BoardGeometry::from_corners(LINES, off).unwrap();
+        let found = BoardGeometry::from_corners(LINES, OFF_CORNERS).unwrap();
         assert!(
             fitted_to_crossings(&board(false), &found)
                 .unwrap()
