@@ -9,6 +9,7 @@
 //! at grid (`col + 0.5`, `row + 0.5`).
 
 use super::BoardGeometry;
+use super::crossings;
 use super::locate::{self, LineKind};
 use crate::games::{Color, Occupancy, makhos, makruk};
 use opencv::core::Mat;
@@ -113,8 +114,17 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
             ));
             continue;
         }
-        let mut board = EightBoard::with_geometry(image, geometry)?;
         let mut found_notes = found.notes;
+        let geometry = match crossings::fitted_to_crossings(image, &geometry)? {
+            Some(fitted) => {
+                found_notes.push(
+                    "the lattice was fitted to the crossings of the checkered squares".into(),
+                );
+                fitted
+            }
+            None => geometry,
+        };
+        let mut board = EightBoard::with_geometry(image, geometry)?;
         if board.surface == Surface::Checkered
             && let Some(moved) = onto_the_squares(image, &board.geometry)?
         {

@@ -5,6 +5,7 @@
 //! it with no clicks; manual corners and calibration files set it by hand.
 
 pub mod calibration;
+mod crossings;
 pub mod eight;
 pub mod follow;
 pub mod locate;
