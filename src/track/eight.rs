@@ -9,6 +9,8 @@
 //! a square beyond the edges and the rim ([`Samples::moved_off_squares`]). A tall Makruk
 //! piece leans away from the camera over the corners behind it, so a corner counts as
 //! explained by a changed square up to one square further for figures than for discs.
+//! The middles are still watched from one look to the next ([`Report8::stirred`]): a
+//! piece knocked to the next square with no arm over the board moves only there.
 //! Clear frames are read square by square ([`squares::read_rectified`]) and vote with
 //! fading weights ([`Run`]); a reading that held for the settle window is reported with
 //! its per-square probabilities of empty, dark and light, which is what the inference
