@@ -130,6 +130,25 @@ pub fn measure(image: &Mat, board: &EightBoard, pieces: Pieces) -> opencv::Resul
     SquareMeasures::of(&rectified, board, pieces, &shifts)
 }
 
+/// Square (`row`, `col`)'s entry of `shifts` (per square, in squares), none where there is
+/// no entry.
+pub fn shift_of(shifts: &[[f64; 2]], row: usize, col: usize) -> [f64; 2] {
+    shifts
+        .get(row * SQUARES + col)
+        .copied()
+        .unwrap_or([0.0, 0.0])
+}
+
+/// The point `offset` (in squares) from square (`row`, `col`)'s centre in a board
+/// rectified at [`CELL`] pixels a square, in pixels.
+pub fn in_square(row: usize, col: usize, offset: [f64; 2]) -> [f64; 2] {
+    let cell = f64::from(CELL);
+    [
+        (col as f64 + 1.5 + offset[0]) * cell,
+        (row as f64 + 1.5 + offset[1]) * cell,
+    ]
+}
+
 /// [`body_shifts`] of `pieces` on a board of `geometry` seen in `image`.
 pub fn body_shifts_in(image: &Mat, geometry: &BoardGeometry, pieces: Pieces) -> Vec<[f64; 2]> {
     body_shifts(
@@ -216,12 +235,6 @@ impl SquareMeasures {
     ) -> opencv::Result<SquareMeasures> {
         let lab = Lab::of(rectified)?;
         let cell = f64::from(CELL);
-        let centre = |row: usize, col: usize, offset: [f64; 2]| {
-            [
-                (col as f64 + 1.5 + offset[0]) * cell,
-                (row as f64 + 1.5 + offset[1]) * cell,
-            ]
-        };
         let class_of = |row: usize, col: usize| match board.surface {
             Surface::Checkered => (row + col) % 2,
             Surface::Grid => 0,
@@ -231,15 +244,12 @@ impl SquareMeasures {
         let mut bodies = Vec::with_capacity(SQUARES * SQUARES);
         for row in 0..SQUARES {
             for col in 0..SQUARES {
-                let shift = shifts
-                    .get(row * SQUARES + col)
-                    .copied()
-                    .unwrap_or([0.0, 0.0]);
+                let shift = shift_of(shifts, row, col);
                 let offsets = [[-0.33, -0.33], [0.33, -0.33], [-0.33, 0.33], [0.33, 0.33]];
                 let mut samples: Vec<[f64; 3]> = offsets
                     .iter()
                     .map(|&offset| {
-                        let [x, y] = centre(row, col, offset);
+                        let [x, y] = in_square(row, col, offset);
                         lab.disc_mean(x, y, 0.08 * cell)
                     })
                     .collect();
@@ -254,7 +264,7 @@ impl SquareMeasures {
                 by_nearness.sort_by(|a, b| a.0.total_cmp(&b.0));
                 let mut near: Vec<[f64; 3]> = by_nearness[..2].iter().map(|&(_, s)| s).collect();
                 near_corners.push(component_median(&mut near));
-                let [x, y] = centre(row, col, shift);
+                let [x, y] = in_square(row, col, shift);
                 bodies.push(lab.disc_mean(x, y, BODY_RADIUS * cell));
             }
         }
@@ -307,7 +317,7 @@ impl SquareMeasures {
             &(0..SQUARES * SQUARES)
                 .map(|i| {
                     let (row, col) = (i / SQUARES, i % SQUARES);
-                    let [x, y] = centre(row, col, [0.0, 0.0]);
+                    let [x, y] = in_square(row, col, [0.0, 0.0]);
                     (
                         class_of(row, col),
                         gradients.slanted_edge(x, y, SHAPE_RADIUS * cell),

@@ -832,12 +832,8 @@ fn middles_changed(before: &Mat, after: &Mat, shifts: &[[f64; 2]]) -> opencv::Re
     let mut largest = 0.0_f64;
     for row in 0..SQUARES {
         for col in 0..SQUARES {
-            let shift = shifts
-                .get(row * SQUARES + col)
-                .copied()
-                .unwrap_or([0.0, 0.0]);
-            let x = ((col as f64 + 1.5 + shift[0]) * cell).round() as i32;
-            let y = ((row as f64 + 1.5 + shift[1]) * cell).round() as i32;
+            let [x, y] = squares::in_square(row, col, squares::shift_of(shifts, row, col));
+            let (x, y) = (x.round() as i32, y.round() as i32);
             if x - half < 0 || y - half < 0 || x + half >= width || y + half >= height {
                 continue;
             }
@@ -986,14 +982,7 @@ fn pushed_pieces(
             if side.is_none() || before_reading.get(row, col) != side {
                 continue;
             }
-            let shift = shifts
-                .get(row * SQUARES + col)
-                .copied()
-                .unwrap_or([0.0, 0.0]);
-            let at = [
-                (col as f64 + 1.5 + shift[0]) * cell,
-                (row as f64 + 1.5 + shift[1]) * cell,
-            ];
+            let at = squares::in_square(row, col, squares::shift_of(shifts, row, col));
             if let Some(found) = patch_scores(before, after, at, [0.0, 0.0], half, reach)?
                 && found.spread >= SLIDE_TEXTURE
                 && found.best >= SLIDE_MATCH
