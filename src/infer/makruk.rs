@@ -186,7 +186,8 @@ pub struct MakrukInference {
     /// as they move.
     unsure: Vec<(Square, Vec<Role>)>,
     /// The squares (bit `row * 8 + col`) of changes first seen with something moving over
-    /// the board (a hand, a knock), since the last move was recorded. A disturbance is
+    /// the board and no arm (a knock, a square's middle stirring), since the last move was
+    /// recorded. Under an arm the reader misreads the squares it shades (310279). A disturbance is
     /// seen on several sightings, and the recorder counts motion afresh once one of them
     /// was acted on: the later ones must not take the knock for a misreading (Makruk
     /// 310287, a figure knocked f3 to f4).
@@ -306,7 +307,7 @@ impl MakrukInference {
 
     /// Acts on a settled sighting; see `MakhosInference::observe` for when it waits.
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
-        if seen.motion_seen && seen.squares.len() >= 64 {
+        if seen.motion_seen && !seen.hand_seen && seen.squares.len() >= 64 {
             let rules = self.position.occupancy();
             let read = self.differences.reading_against(seen, &rules);
             self.moved_squares |= square_bits(&changes(&rules, &read).0);
@@ -1094,7 +1095,7 @@ mod tests {
         // squares, is the reader's too (a tall figure read on the square behind it)...
         let mut knocked = squares.clone();
         knocked[6 * 8 + 1] = [0.01, 0.01, 0.98];
-        let displaced = |motion_seen: bool| {
+        let displaced = |motion_seen: bool, hand_seen: bool| {
             let mut game = MakrukInference::new(start.clone(), InferOptions::default());
             [1.0, 2.0, 3.0, 4.0, 5.0]
                 .into_iter()
@@ -1103,17 +1104,23 @@ mod tests {
                         squares: &knocked,
                         // The recorder counts motion afresh once a sighting was acted on.
                         motion_seen: motion_seen && now == 1.0,
+                        hand_seen: hand_seen && now == 1.0,
                         ..unmoved(1.0, now)
                     })
                 })
                 .collect::<Vec<Outcome>>()
         };
-        let out = displaced(false);
+        let out = displaced(false, false);
         assert!(flags(&out).is_empty(), "{out:?}");
         // ...but once a square's middle was seen to change, the figure was knocked there,
         // however many sightings later the knock stands long enough to flag.
-        let out = displaced(true);
+        let out = displaced(true, false);
         assert_eq!(flags(&out), vec![RukFlag::Displaced], "{out:?}");
+        // A change first read under an arm is not remembered as moved: the arm's shadow
+        // and the figures it hides are misread on those sightings (310279), and a figure
+        // the hand really pushed is flagged beside the move it made.
+        let out = displaced(true, true);
+        assert!(flags(&out).is_empty(), "{out:?}");
     }
 
     #[test]
