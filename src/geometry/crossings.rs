@@ -33,12 +33,8 @@ const SEARCH_STEP: f64 = 0.05;
 const CORNER_STEPS: [f64; 3] = [0.04, 0.02, 0.01];
 
 /// How far a crossing may lie from the lattice fitted to them all and still count, in
-/// squares of the smallest side. The crossings are found to about a tenth of a square; a
-/// tighter tolerance (0.08 was tried) keeps a few rows' worth that agree by chance, and
-/// the lattice through them swings at the far corners (Makruk 310316: 23 of 49 kept,
-/// corners 0.36 off; at 0.25 all 49, 0.09). A crossing taken for a neighbour's lies half
-/// a square or more off.
-const CROSSING_TOLERANCE: f64 = 0.25;
+/// squares.
+const CROSSING_TOLERANCE: f64 = 0.08;
 
 /// The fewest crossings that must agree on the lattice.
 const MIN_CROSSINGS: usize = 12;
@@ -169,18 +165,8 @@ fn moved(base: &BoardGeometry, offsets: &[[f64; 2]; 4]) -> Option<BoardGeometry>
     BoardGeometry::from_corners(LINES, corners)
 }
 
-/// The share of its peak above which a crossing's contrast counts as its plateau.
-const PLATEAU: f64 = 0.5;
-
-/// Where crossing (`col`, `row`) of `geometry` lies within `reach` of its place, in grid
-/// units of `geometry`, and how clearly it shows there.
-///
-/// The contrast is flat while the four samples stay inside their squares: it peaks
-/// anywhere on a plateau [`REACH`] either way of the crossing, so the clearest place is up
-/// to that far off (Makruk 310316: corners half a square out after the fit). The
-/// plateau's weighted middle is the crossing. It is gathered within twice [`REACH`] of the
-/// peak and a little beyond `reach`, so a plateau at the search's edge is not cut, while
-/// a neighbour's plateau (a square away) stays out.
+/// Where crossing (`col`, `row`) of `geometry` shows clearest within `reach` of its
+/// place, in grid units of `geometry`, and how clearly.
 fn clearest_near(
     picture: &Picture,
     geometry: &BoardGeometry,
@@ -189,43 +175,20 @@ fn clearest_near(
     reach: f64,
 ) -> ([f64; 2], f64) {
     let steps = (reach / SEARCH_STEP).round() as i32;
-    let wide = ((reach + REACH) / SEARCH_STEP).round() as i32;
-    let mut scores = Vec::with_capacity(((2 * wide + 1) * (2 * wide + 1)) as usize);
-    let mut best = ([0, 0], 0.0);
-    for i in -wide..=wide {
-        for j in -wide..=wide {
-            let s = crossing_contrast(
-                picture,
-                geometry,
+    let mut best = ([col, row], 0.0);
+    for i in -steps..=steps {
+        for j in -steps..=steps {
+            let at = [
                 col + f64::from(i) * SEARCH_STEP,
                 row + f64::from(j) * SEARCH_STEP,
-            );
-            scores.push(([i, j], s));
-            if i.abs() <= steps && j.abs() <= steps && s > best.1 {
-                best = ([i, j], s);
+            ];
+            let s = crossing_contrast(picture, geometry, at[0], at[1]);
+            if s > best.1 {
+                best = (at, s);
             }
         }
     }
-    let span = (2.0 * REACH / SEARCH_STEP).round() as i32;
-    let floor = PLATEAU * best.1;
-    let (mut weight, mut sum) = (0.0, [0.0, 0.0]);
-    for ([i, j], s) in scores {
-        if s > floor && (i - best.0[0]).abs() <= span && (j - best.0[1]).abs() <= span {
-            weight += s - floor;
-            sum[0] += (s - floor) * f64::from(i);
-            sum[1] += (s - floor) * f64::from(j);
-        }
-    }
-    if weight <= 0.0 {
-        return ([col, row], 0.0);
-    }
-    (
-        [
-            col + sum[0] / weight * SEARCH_STEP,
-            row + sum[1] / weight * SEARCH_STEP,
-        ],
-        best.1,
-    )
+    best
 }
 
 /// The lattice through the inner crossings of `near`, each looked for within `reach` of
@@ -421,42 +384,6 @@ mod tests {
                 error < 0.15,
                 "corner {a:?} is {error:.2} of a square off {b:?}"
             );
-        }
-    }
-
-    /// `image` with every channel of every pixel moved by up to 40 either way, the same
-    /// each run.
-    fn noisy(image: &Mat) -> Mat {
-        let mut out = image.try_clone().unwrap();
-        let mut state: u64 = 12345;
-        for value in out.data_bytes_mut().unwrap() {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let change = ((state >> 33) % 81) as i32 - 40;
-            *value = (i32::from(*value) + change).clamp(0, 255) as u8;
-        }
-        out
-    }
-
-    #[test]
-    fn each_crossing_is_the_middle_of_its_plateau_not_its_noisiest_peak() {
-        // Noise moves the peak of the flat crossing contrast about anywhere on its
-        // plateau (up to 0.11 of a square here); the plateau's middle stays put.
-        let square = 64.0;
-        let picture = Picture::new(&noisy(&board(true)), square).unwrap().unwrap();
-        let off = [0.15, 0.1];
-        let corners = TRUE_CORNERS.map(|[x, y]| [x + off[0] * square, y + off[1] * square]);
-        let near = BoardGeometry::from_corners(LINES, corners).unwrap();
-        for row in 1..LINES - 1 {
-            for col in 1..LINES - 1 {
-                let (at, _) = clearest_near(&picture, &near, col as f64, row as f64, SEARCH);
-                let error = (at[0] - (col as f64 - off[0])).hypot(at[1] - (row as f64 - off[1]));
-                assert!(
-                    error < 0.04,
-                    "crossing ({col}, {row}) found {error:.3} of a square off"
-                );
-            }
         }
     }
 
