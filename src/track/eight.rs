@@ -818,8 +818,6 @@ struct PatchMatch {
     spread: f64,
 }
 
-/// Matches the patch of `before` round `at` (`half` pixels each way) in `after` within
-/// `reach` pixels of `at` moved by `shift`; none when it is cut by the picture's edge.
 /// The largest mean absolute grey change, between two rectified looks, over the middle
 /// of any square (where its piece's body stands, `shifts` in squares).
 fn middles_changed(before: &Mat, after: &Mat, shifts: &[[f64; 2]]) -> opencv::Result<f64> {
@@ -847,6 +845,8 @@ fn middles_changed(before: &Mat, after: &Mat, shifts: &[[f64; 2]]) -> opencv::Re
     Ok(largest)
 }
 
+/// Matches the patch of `before` round `at` (`half` pixels each way) in `after` within
+/// `reach` pixels of `at` moved by `shift`; none when it is cut by the picture's edge.
 fn patch_scores(
     before: &Mat,
     after: &Mat,
