@@ -408,18 +408,19 @@ impl EightTracker {
             lock.quarter_turns = Some(turns);
             self.last_turns = Some(turns);
             let mut settled = settled_of(&run, turns);
-            // The grey picture is made only when a run is first compared or the reference
-            // is replaced, not on every settled frame.
-            let mut picture = None;
+            // This look's grey picture was made above, for the middles.
             let mut slid = Vec::new();
             if lock.slides_checked != Some(settled.since)
-                && let (Some((_, reference_reading)), Some(reference_picture)) =
-                    (&lock.reference, &lock.reference_picture)
+                && let (Some((_, reference_reading)), Some(reference_picture), Some(picture)) = (
+                    &lock.reference,
+                    &lock.reference_picture,
+                    &lock.previous_picture,
+                )
             {
                 lock.slides_checked = Some(settled.since);
                 slid = pushed_pieces(
                     reference_picture,
-                    picture.insert(gray(&rectified)?),
+                    picture,
                     reference_reading,
                     run.occupancy(),
                     &lock.shifts,
@@ -452,10 +453,7 @@ impl EightTracker {
                 }
                 lock.reference = Some((samples, run.occupancy().clone()));
                 lock.carried = false;
-                lock.reference_picture = Some(match picture {
-                    Some(picture) => picture,
-                    None => gray(&rectified)?,
-                });
+                lock.reference_picture = this_look(lock)?;
                 self.anchor = Some(Anchor {
                     gray: gray(image)?,
                     geometry: lock.board.geometry.clone(),
@@ -466,10 +464,7 @@ impl EightTracker {
                 // The pushed pieces stand where they were pushed: said once. A board found
                 // again keeps its reference but takes its picture on the first view
                 // settled after the bump.
-                lock.reference_picture = Some(match picture {
-                    Some(picture) => picture,
-                    None => gray(&rectified)?,
-                });
+                lock.reference_picture = this_look(lock)?;
             }
             self.last_settled = Some(occupancy);
         }
@@ -818,6 +813,15 @@ struct PatchMatch {
     spread: f64,
 }
 
+/// A copy of the grey picture of the look being analysed (kept in `previous_picture` once
+/// the middles were compared).
+fn this_look(lock: &Lock8) -> opencv::Result<Option<Mat>> {
+    lock.previous_picture
+        .as_ref()
+        .map(Mat::try_clone)
+        .transpose()
+}
+
 /// The largest mean absolute grey change, between two rectified looks, over the middle
 /// of any square (where its piece's body stands, `shifts` in squares).
 fn middles_changed(before: &Mat, after: &Mat, shifts: &[[f64; 2]]) -> opencv::Result<f64> {
@@ -928,10 +932,6 @@ fn settled_of(run: &Run, turns: usize) -> Settled8 {
     }
 }
 
-/// How far (in squares) a piece's picture must move between two settled views, its
-/// square read the same, to be pushed off centre, and how far at most: a slide moves a
-/// piece 0.36–0.45 of a square and leaves it on its square; a piece set down again lands
-/// within a tenth or so of where it was.
 /// Half the side of a square's middle for [`middles_changed`], in squares: inside the
 /// square's lines and the neighbours' leaning tops.
 const MIDDLE: f64 = 0.25;
@@ -942,6 +942,10 @@ const MIDDLE: f64 = 0.25;
 /// square gave 101 (310287).
 const STIRRED: f64 = 20.0;
 
+/// How far (in squares) a piece's picture must move between two settled views, its
+/// square read the same, to be pushed off centre, and how far at most: a slide moves a
+/// piece 0.36–0.45 of a square and leaves it on its square; a piece set down again lands
+/// within a tenth or so of where it was.
 const SLID: f64 = 0.25;
 const SLID_AT_MOST: f64 = 0.5;
 
