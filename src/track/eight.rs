@@ -88,8 +88,10 @@ struct Lock8 {
     /// pieces (its state's start), so each run is compared once.
     slides_checked: Option<f64>,
     previous: Option<Samples>,
-    /// The last look's rectified grey picture, to see the squares' middles change.
+    /// The last look's rectified grey picture, to see pieces pushed within their squares.
     previous_picture: Option<Mat>,
+    /// The last look's rectified colour picture, to see the squares' middles change.
+    previous_colour: Option<Mat>,
     still_since: Option<f64>,
     off_since: Option<f64>,
     /// The still spell (its start) in which the board was last followed from the anchor
@@ -116,6 +118,7 @@ impl Lock8 {
             slides_checked: None,
             previous: None,
             previous_picture: None,
+            previous_colour: None,
             still_since: None,
             off_since: None,
             followed_in: None,
@@ -292,11 +295,11 @@ impl EightTracker {
                 lock.reference.as_ref().map(|(reference, _)| reference),
             );
         lock.previous = Some(samples.clone());
-        let picture = gray(&rectified)?;
-        if let Some(before) = &lock.previous_picture {
-            report.stirred = middles_changed(before, &picture, &lock.shifts)? >= STIRRED;
+        if let Some(before) = &lock.previous_colour {
+            report.stirred = middles_changed(before, &rectified, &lock.shifts)? >= STIRRED;
         }
-        lock.previous_picture = Some(picture);
+        lock.previous_colour = Some(rectified.try_clone()?);
+        lock.previous_picture = Some(gray(&rectified)?);
         if moved >= MOTION_GAPS {
             lock.still_since = None;
             lock.off_since = None;
@@ -408,7 +411,7 @@ impl EightTracker {
             lock.quarter_turns = Some(turns);
             self.last_turns = Some(turns);
             let mut settled = settled_of(&run, turns);
-            // This look's grey picture was made above, for the middles.
+            // This look's grey picture was kept above, in `previous_picture`.
             let mut slid = Vec::new();
             if lock.slides_checked != Some(settled.since)
                 && let (Some((_, reference_reading)), Some(reference_picture), Some(picture)) = (
@@ -813,8 +816,8 @@ struct PatchMatch {
     spread: f64,
 }
 
-/// A copy of the grey picture of the look being analysed (kept in `previous_picture` once
-/// the middles were compared).
+/// A copy of the grey picture of the look being analysed (kept in `previous_picture` as
+/// soon as the look is rectified).
 fn this_look(lock: &Lock8) -> opencv::Result<Option<Mat>> {
     lock.previous_picture
         .as_ref()
@@ -822,8 +825,11 @@ fn this_look(lock: &Lock8) -> opencv::Result<Option<Mat>> {
         .transpose()
 }
 
-/// The largest mean absolute grey change, between two rectified looks, over the middle
-/// of any square (where its piece's body stands, `shifts` in squares).
+/// The largest mean absolute change of any colour channel, between two rectified looks
+/// (BGR), over the middle of any square (where its piece's body stands, `shifts` in
+/// squares). Colour, not grey: a piece may be as bright as the squares it stands on and
+/// differ in hue only (Makruk 310363, `varied`: red figures on a dark brown board under dim
+/// light, knocked to the next squares, changed the grey middles by less than [`STIRRED`]).
 fn middles_changed(before: &Mat, after: &Mat, shifts: &[[f64; 2]]) -> opencv::Result<f64> {
     use opencv::core::Rect;
     let mut change = Mat::default();
@@ -843,7 +849,8 @@ fn middles_changed(before: &Mat, after: &Mat, shifts: &[[f64; 2]]) -> opencv::Re
                 &change,
                 Rect::new(x - half, y - half, 2 * half + 1, 2 * half + 1),
             )?;
-            largest = largest.max(opencv::core::mean_def(&middle)?[0]);
+            let means = opencv::core::mean_def(&middle)?;
+            largest = largest.max(means[0].max(means[1]).max(means[2]));
         }
     }
     Ok(largest)
@@ -936,10 +943,11 @@ fn settled_of(run: &Run, turns: usize) -> Settled8 {
 /// square's lines and the neighbours' leaning tops.
 const MIDDLE: f64 = 0.25;
 
-/// A square's middle that changes by this much mean absolute grey from one look to the
-/// next saw a piece come or go. On rendered Makruk footage a still board's noise, shake
-/// and light stayed under 3 (310279, `varied`, 640×480) and a figure knocked to the next
-/// square gave 101 (310287).
+/// A square's middle that changes by this much mean absolute level, in its most changed
+/// colour channel, from one look to the next saw a piece come or go. On 12 rendered 8×8
+/// clips with knocks (s17), looks with no hand stayed at 5.3 or under (`varied` noise
+/// and light, 640×480 to 1080p), and every knock that moved a piece to another square
+/// gave 25 (Mak-hos 300305, a dark man at 640×480) to 220.
 const STIRRED: f64 = 20.0;
 
 /// How far (in squares) a piece's picture must move between two settled views, its
@@ -1663,6 +1671,39 @@ mod tests {
         assert!(report.stirred, "{:?}", report.view);
         let report = tracker.analyse(&still_of(&knocked, 3), 0.9, 9).unwrap();
         assert!(!report.stirred, "still again");
+    }
+
+    #[test]
+    fn a_piece_as_bright_as_its_board_stirs_the_middles_by_its_colour() {
+        // A dark brown board and a red man of the same brightness (grey 67 and 66): moved
+        // to the next square, it changes the grey middles by about one level.
+        let side = (SQUARES as i32 + 2) * CELL;
+        let brown = Scalar::new(40.0, 60.0, 90.0, 0.0);
+        let board =
+            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8UC3, brown).unwrap();
+        let with_man = |row: usize, col: usize| {
+            let mut picture = board.try_clone().unwrap();
+            let [x, y] = squares::in_square(row, col, [0.0, 0.0]);
+            imgproc::circle(
+                &mut picture,
+                Point::new(x as i32, y as i32),
+                (0.35 * f64::from(CELL)) as i32,
+                Scalar::new(40.0, 30.0, 150.0, 0.0),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+            picture
+        };
+        let (before, after) = (with_man(4, 3), with_man(3, 4));
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let grey_change =
+            middles_changed(&gray(&before).unwrap(), &gray(&after).unwrap(), &shifts).unwrap();
+        assert!(grey_change < 5.0, "grey {grey_change}");
+        let change = middles_changed(&before, &after, &shifts).unwrap();
+        assert!(change >= STIRRED, "{change}");
+        assert_eq!(middles_changed(&after, &after, &shifts).unwrap(), 0.0);
     }
 
     #[test]
