@@ -973,10 +973,13 @@ const SLIDE_TEXTURE: f64 = 12.0;
 /// which moved three or four pieces at once on Mak-hos 300236 and Makruk 310216.
 const PUSHED_AT_MOST: usize = 2;
 
-/// Squares (image order) read the same side's in both views whose piece's picture moved
+/// Squares (image order) read occupied in both views whose piece's picture moved
 /// between [`SLID`] and [`SLID_AT_MOST`] of a square from `before` to `after` (rectified
 /// grey pictures), against the way the other pieces' pictures moved, looked for where
-/// the piece's body shows (`shifts`, the parallax of its top).
+/// the piece's body shows (`shifts`, the parallax of its top). Either side's: the reader
+/// may call a pushed figure the other side's for seconds (Makruk 310368, a Black figure
+/// read White 0.92 after a hand pushed it), and a piece replaced by another matches
+/// nowhere clearly ([`SLIDE_MATCH`], [`SLIDE_GAIN`]).
 fn pushed_pieces(
     before: &Mat,
     after: &Mat,
@@ -990,8 +993,7 @@ fn pushed_pieces(
     let mut matched = Vec::new();
     for row in 0..SQUARES {
         for col in 0..SQUARES {
-            let side = after_reading.get(row, col);
-            if side.is_none() || before_reading.get(row, col) != side {
+            if after_reading.get(row, col).is_none() || before_reading.get(row, col).is_none() {
                 continue;
             }
             let at = squares::in_square(row, col, squares::shift_of(shifts, row, col));
@@ -1795,6 +1797,11 @@ mod tests {
         moved_on.set(3, 4, None);
         let pushed = pushed_pieces(&before, &after, &reading, &moved_on, &shifts).unwrap();
         assert!(pushed.is_empty());
+        // The pushed piece read as the other side's after the push is still pushed.
+        let mut flipped = reading.clone();
+        flipped.set(3, 4, Some(Color::White));
+        let pushed = pushed_pieces(&before, &after, &reading, &flipped, &shifts).unwrap();
+        assert_eq!(pushed, [[3, 4]]);
     }
 
     #[test]
