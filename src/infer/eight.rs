@@ -640,6 +640,10 @@ pub struct Differences<K> {
     pub colour_slip: Option<f32>,
     /// The squares the slip is forgiven on (bit `row * 8 + col`); every square by default.
     pub slip_squares: u64,
+    /// The squares (bit `row * 8 + col`) of changes first seen with something moving over
+    /// the board and no arm (a knock, a square's middle stirring), since the last move was
+    /// recorded ([`Differences::note_moved`]).
+    pub(crate) moved: u64,
 }
 
 impl<K: Copy> Default for Differences<K> {
@@ -648,6 +652,7 @@ impl<K: Copy> Default for Differences<K> {
             squares: BTreeMap::new(),
             colour_slip: None,
             slip_squares: u64::MAX,
+            moved: 0,
         }
     }
 }
@@ -751,14 +756,39 @@ impl<K: Copy> Differences<K> {
         added
     }
 
+    /// Remembers the squares a sighting that saw motion and no arm shows changed. A
+    /// disturbance is seen on several sightings, and the recorder counts motion afresh
+    /// once one of them was acted on: the later ones must not take the knock for a
+    /// misreading (Makruk 310287, a figure knocked f3 to f4). Under an arm the reader
+    /// misreads the squares it shades (Makruk 310279), and a piece a hand pushes is
+    /// flagged beside the move it made, so those sightings are not remembered.
+    pub fn note_moved(&mut self, seen: &Seen8, rules: &Occupancy) {
+        if seen.motion_seen && !seen.hand_seen && seen.squares.len() >= 64 {
+            let read = self.reading_against(seen, rules);
+            self.moved |= square_bits(&changes(rules, &read).0);
+        }
+    }
+
+    /// Whether nothing can have moved the pieces on `changed`: nothing moved over the
+    /// board since the last position acted on, and none of these squares changed on a
+    /// sighting that saw something move since the last move.
+    pub fn unmoved(&self, seen: &Seen8, changed: &[Cell]) -> bool {
+        !seen.motion_seen && self.moved & square_bits(changed) == 0
+    }
+
+    /// A move was recorded: what moves next is counted afresh.
+    pub fn forget_moved(&mut self) {
+        self.moved = 0;
+    }
+
     /// Remembers every square where a sighting that came with no motion at all
     /// confidently contradicts the rules' position, with no flag due: pieces do not move
     /// by themselves, so the change is the square reader's. The square is kept as the
     /// reader shows it, so the tracker is not taught that this look is what the rules
     /// put there (on Makruk 310285 teaching so spoilt the reading of a whole back rank),
     /// and forgotten once it reads as the rules say; a hand that then really moves its
-    /// piece is explained as usual. Not for Mak-hos: there a known square with no flag is
-    /// a prisoner still being lifted. Returns the squares added.
+    /// piece is explained as usual. Mak-hos marks them misread besides: there a known
+    /// square with no flag is a prisoner still being lifted. Returns the squares added.
     pub fn doubt_unmoved(&mut self, seen: &Seen8, rules: &Occupancy) -> Vec<Cell> {
         self.contradicted(seen, rules)
     }
@@ -865,6 +895,13 @@ impl<K: Copy> Differences<K> {
         }
         board
     }
+}
+
+/// The squares as bits `row * 8 + col`.
+fn square_bits(squares: &[Cell]) -> u64 {
+    squares
+        .iter()
+        .fold(0, |bits, &(row, col)| bits | 1 << (row * 8 + col))
 }
 
 /// What the board changed by, counted by colour: pieces that appeared and vanished.

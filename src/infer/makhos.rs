@@ -405,6 +405,8 @@ impl MakhosInference {
             }
             self.differences.slip_squares = doubted;
         }
+        self.differences
+            .note_moved(seen, &self.position.occupancy());
         super::eight::observe(self, seen)
     }
 
@@ -668,6 +670,7 @@ impl MakhosInference {
         seen: &Seen8,
         outcomes: &mut Vec<Outcome>,
     ) {
+        self.differences.forget_moved();
         // Prisoners of the previous move still standing when the game goes on.
         let unlifted: Vec<(usize, usize)> = self
             .differences
@@ -867,6 +870,21 @@ impl MakhosInference {
         let (changed, appeared, vanished) = changes(&rules, &read);
         if changed.is_empty() {
             self.resolve(seen, outcomes);
+            return;
+        }
+        // Nothing moved over the board since the last position acted on (no arm, no
+        // square's middle changed from one look to the next: a man knocked to the next
+        // square shows there), and none of these squares changed when something did: the
+        // reader changed its mind (Mak-hos 300310, a man read gone in the still view after
+        // a move, then flagged beside the next move as that hand's disturbance). The
+        // squares are marked misread, not left as Makruk leaves them: here a known square
+        // with no flag is a prisoner still being lifted.
+        if self.differences.unmoved(seen, &changed) && !self.options.stills {
+            for square in self.differences.doubt_unmoved(seen, &rules) {
+                if let Some(doubted) = self.differences.squares.get_mut(&square) {
+                    doubted.misread = true;
+                }
+            }
             return;
         }
         let mover = self.position.turn();
@@ -1466,6 +1484,49 @@ mod tests {
         let mut out = game.observe(&look(&sure(&shown), 9.0, 9.3, true));
         out.extend(game.observe(&look(&sure(&shown), 9.0, 12.0, true)));
         assert_eq!(flags(&out), [HosFlag::PieceAdded], "{out:?}");
+    }
+
+    #[test]
+    fn a_man_read_gone_with_nothing_moving_over_the_board_is_a_misreading() {
+        // 300310: a man read gone in the still view after a move, with nothing moving
+        // over the board, was flagged beside the next move as that hand's disturbance.
+        let start = Position::start(Men::Eight, Color::White);
+        let mv = start.legal_moves()[0];
+        let (row, col) = start
+            .pieces(Color::White)
+            .map(|(square, _)| square)
+            .find(|&square| square != mv.from())
+            .expect("another White man")
+            .row_col();
+        let mut misread = start.occupancy();
+        misread.set(row, col, None);
+        let squares = sure(&misread);
+        let still = |now: f64| Seen8 {
+            motion_seen: false,
+            ..look(&squares, 1.0, now, false)
+        };
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        let out: Vec<Outcome> = [1.5, 3.1, 5.0]
+            .into_iter()
+            .flat_map(|now| game.observe(&still(now)))
+            .collect();
+        assert!(flags(&out).is_empty(), "{out:?}");
+        // The next hand's move is recorded with nothing beside it, the man still read
+        // gone: not a disturbance of that hand, nor a prisoner left standing.
+        let mut moved = start.play(&mv).occupancy();
+        moved.set(row, col, None);
+        let after = sure(&moved);
+        let mut out = game.observe(&look(&after, 6.0, 6.3, true));
+        out.extend(game.observe(&look(&after, 6.0, 8.0, true)));
+        assert_eq!(moves(&out), [mv.to_string()], "{out:?}");
+        assert!(flags(&out).is_empty(), "{out:?}");
+        // The same change after something moved with no arm (a knock) is the board's.
+        let mut game = MakhosInference::new(start, InferOptions::default());
+        let out: Vec<Outcome> = [1.5, 3.1]
+            .into_iter()
+            .flat_map(|now| game.observe(&look(&squares, 1.0, now, false)))
+            .collect();
+        assert_eq!(flags(&out), [HosFlag::PieceRemoved], "{out:?}");
     }
 
     #[test]

@@ -185,20 +185,6 @@ pub struct MakrukInference {
     /// figures that could stand there (`makruk::Joined::uncertain`), following the pieces
     /// as they move.
     unsure: Vec<(Square, Vec<Role>)>,
-    /// The squares (bit `row * 8 + col`) of changes first seen with something moving over
-    /// the board and no arm (a knock, a square's middle stirring), since the last move was
-    /// recorded. Under an arm the reader misreads the squares it shades (310279). A disturbance is
-    /// seen on several sightings, and the recorder counts motion afresh once one of them
-    /// was acted on: the later ones must not take the knock for a misreading (Makruk
-    /// 310287, a figure knocked f3 to f4).
-    moved_squares: u64,
-}
-
-/// The squares as bits `row * 8 + col`.
-fn square_bits(squares: &[(usize, usize)]) -> u64 {
-    squares
-        .iter()
-        .fold(0, |bits, &(row, col)| bits | 1 << (row * 8 + col))
 }
 
 fn square_name(row: usize, col: usize) -> String {
@@ -224,7 +210,6 @@ impl MakrukInference {
             slipping: 0,
             waiting: Waiting::default(),
             unsure: Vec::new(),
-            moved_squares: 0,
         }
     }
 
@@ -307,11 +292,8 @@ impl MakrukInference {
 
     /// Acts on a settled sighting; see `MakhosInference::observe` for when it waits.
     pub fn observe(&mut self, seen: &Seen8) -> Vec<Outcome> {
-        if seen.motion_seen && !seen.hand_seen && seen.squares.len() >= 64 {
-            let rules = self.position.occupancy();
-            let read = self.differences.reading_against(seen, &rules);
-            self.moved_squares |= square_bits(&changes(&rules, &read).0);
-        }
+        self.differences
+            .note_moved(seen, &self.position.occupancy());
         super::eight::observe(self, seen)
     }
 
@@ -547,7 +529,7 @@ impl MakrukInference {
     }
 
     fn commit(&mut self, mv: Move, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
-        self.moved_squares = 0;
+        self.differences.forget_moved();
         self.unsure.retain(|(square, _)| *square != mv.to);
         for (square, _) in &mut self.unsure {
             if *square == mv.from {
@@ -621,10 +603,7 @@ impl MakrukInference {
         // something did. No hand took, brought or pushed a figure, so the reader changed
         // its mind (a far back rank at 640×480, a figure's shadow, a tall figure read on
         // the square behind it).
-        if !seen.motion_seen
-            && self.moved_squares & square_bits(&changed) == 0
-            && !self.options.stills
-        {
+        if self.differences.unmoved(seen, &changed) && !self.options.stills {
             self.differences.doubt_unmoved(seen, &rules);
             return;
         }
