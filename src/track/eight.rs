@@ -973,13 +973,15 @@ const SLIDE_TEXTURE: f64 = 12.0;
 /// which moved three or four pieces at once on Mak-hos 300236 and Makruk 310216.
 const PUSHED_AT_MOST: usize = 2;
 
-/// Squares (image order) read occupied in both views whose piece's picture moved
+/// Squares (image order) read the same side's in both views whose piece's picture moved
 /// between [`SLID`] and [`SLID_AT_MOST`] of a square from `before` to `after` (rectified
 /// grey pictures), against the way the other pieces' pictures moved, looked for where
-/// the piece's body shows (`shifts`, the parallax of its top). Either side's: the reader
-/// may call a pushed figure the other side's for seconds (Makruk 310368, a Black figure
-/// read White 0.92 after a hand pushed it), and a piece replaced by another matches
-/// nowhere clearly ([`SLIDE_MATCH`], [`SLIDE_GAIN`]).
+/// the piece's body shows (`shifts`, the parallax of its top). When no square was
+/// emptied or filled between the views, a square read the other side's counts too: the
+/// reader may call a pushed figure the other side's for seconds (Makruk 310368, a Black
+/// figure read White 0.92 after a hand pushed it). A capture also empties a square, and
+/// its capturer, set down a little off centre, matched the taken figure's picture well
+/// enough to be taken for it pushed (310369, 310351).
 fn pushed_pieces(
     before: &Mat,
     after: &Mat,
@@ -990,10 +992,16 @@ fn pushed_pieces(
     let cell = f64::from(CELL);
     let half = (0.33 * cell).round() as i32;
     let reach = (0.55 * cell).round() as i32;
+    let nothing_came_or_went = (0..SQUARES).all(|row| {
+        (0..SQUARES).all(|col| {
+            before_reading.get(row, col).is_some() == after_reading.get(row, col).is_some()
+        })
+    });
     let mut matched = Vec::new();
     for row in 0..SQUARES {
         for col in 0..SQUARES {
-            if after_reading.get(row, col).is_none() || before_reading.get(row, col).is_none() {
+            let (was, is) = (before_reading.get(row, col), after_reading.get(row, col));
+            if is.is_none() || was.is_none() || (was != is && !nothing_came_or_went) {
                 continue;
             }
             let at = squares::in_square(row, col, squares::shift_of(shifts, row, col));
@@ -1797,11 +1805,17 @@ mod tests {
         moved_on.set(3, 4, None);
         let pushed = pushed_pieces(&before, &after, &reading, &moved_on, &shifts).unwrap();
         assert!(pushed.is_empty());
-        // The pushed piece read as the other side's after the push is still pushed.
+        // The pushed piece read as the other side's after the push is still pushed...
         let mut flipped = reading.clone();
         flipped.set(3, 4, Some(Color::White));
         let pushed = pushed_pieces(&before, &after, &reading, &flipped, &shifts).unwrap();
         assert_eq!(pushed, [[3, 4]]);
+        // ...but not when a square was emptied too: that is a capture, the capturer set
+        // down off the taken piece's centre.
+        let mut captured = flipped.clone();
+        captured.set(6, 7, None);
+        let pushed = pushed_pieces(&before, &after, &reading, &captured, &shifts).unwrap();
+        assert!(pushed.is_empty(), "{pushed:?}");
     }
 
     #[test]
