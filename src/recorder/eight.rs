@@ -2115,13 +2115,8 @@ impl Recording for EightRecording {
             self.hands.reach();
             self.bursts.reach(frame.time);
         }
-        // A square's middle that changes while something reaches across the edge changed
-        // under the arm, which is counted as a hand. Only a stir with nothing reaching is
-        // a piece knocked; kept past the next settled view (`Hands::restart_unchanged`), an
-        // arm's stir made the still sightings after the hand look knocked (Makruk 310352:
-        // two figures the reader lost flagged `removed` instead of doubted).
-        if report.stirred && !report.reach {
-            self.hands.stir(frame.time);
+        if report.stirred {
+            self.hands.stir(frame.time, report.reach);
         }
         if matches!(report.view, View::Moving { .. } | View::Covered { .. }) {
             self.hands.over(frame.time);

@@ -795,9 +795,16 @@ impl Hands {
         if self.reached { self.visits } else { 0 }
     }
 
-    /// Something changed inside the squares from one look to the next at `time`.
-    fn stir(&mut self, time: f64) {
-        self.stirred = Some(time);
+    /// Something changed inside the squares from one look to the next at `time`, with
+    /// something reaching across the board's edge on that look (`reach`) or not. A stir
+    /// under a reach is the arm's, counted as a hand: kept past the next settled view
+    /// ([`Hands::restart_unchanged`]) it made the still sightings after the hand look
+    /// knocked (Makruk 310352: two figures the reader lost were flagged `removed`
+    /// instead of doubted). Only a stir with nothing reaching is a piece knocked.
+    fn stir(&mut self, time: f64, reach: bool) {
+        if !reach {
+            self.stirred = Some(time);
+        }
     }
 
     /// Whether anything moved over the board since the count began, arm or none.
@@ -1989,6 +1996,22 @@ mod tests {
         confidence[9 * 3 + 6] = 0.5;
         confidence[9 * 5 + 3] = 0.79;
         assert_eq!(unsure_points(&settled(&confidence)), [[3, 6], [5, 3]]);
+    }
+
+    #[test]
+    fn a_stir_under_a_reaching_arm_is_the_arms_and_a_stir_alone_is_a_knock() {
+        let mut hands = Hands::default();
+        hands.stir(1.0, true);
+        assert!(!hands.moved(), "the arm's stir");
+        hands.stir(1.2, false);
+        assert!(hands.moved(), "a piece knocked with nothing reaching");
+        hands.restart_unchanged(2.0);
+        assert!(
+            hands.moved(),
+            "kept over a settled view that does not show it yet"
+        );
+        hands.restart_unchanged(3.5);
+        assert!(!hands.moved(), "forgotten after STIR_LAG");
     }
 
     #[test]
