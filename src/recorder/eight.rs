@@ -1601,7 +1601,7 @@ impl EightRecording {
             on_line,
         )?;
         if acted {
-            self.hands.restart();
+            self.hands.restart_acted(settled.since, frame.time);
             self.bursts.restart();
         } else if unchanged {
             self.hands.restart_unchanged(frame.time);
