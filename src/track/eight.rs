@@ -88,8 +88,6 @@ struct Lock8 {
     /// pieces (its state's start), so each run is compared once.
     slides_checked: Option<f64>,
     previous: Option<Samples>,
-    /// The last look's rectified grey picture, to see pieces pushed within their squares.
-    previous_picture: Option<Mat>,
     /// The last look's rectified colour picture, to see the squares' middles change.
     previous_colour: Option<Mat>,
     still_since: Option<f64>,
@@ -117,7 +115,6 @@ impl Lock8 {
             reference_picture: None,
             slides_checked: None,
             previous: None,
-            previous_picture: None,
             previous_colour: None,
             still_since: None,
             off_since: None,
@@ -299,7 +296,6 @@ impl EightTracker {
             report.stirred = middles_changed(before, &rectified, &lock.shifts)? >= STIRRED;
         }
         lock.previous_colour = Some(rectified.try_clone()?);
-        lock.previous_picture = Some(gray(&rectified)?);
         if moved >= MOTION_GAPS {
             lock.still_since = None;
             lock.off_since = None;
@@ -411,19 +407,18 @@ impl EightTracker {
             lock.quarter_turns = Some(turns);
             self.last_turns = Some(turns);
             let mut settled = settled_of(&run, turns);
-            // This look's grey picture was kept above, in `previous_picture`.
+            // The grey picture is made only when a run is first compared or the reference
+            // is replaced, not on every settled frame.
+            let mut picture = None;
             let mut slid = Vec::new();
             if lock.slides_checked != Some(settled.since)
-                && let (Some((_, reference_reading)), Some(reference_picture), Some(picture)) = (
-                    &lock.reference,
-                    &lock.reference_picture,
-                    &lock.previous_picture,
-                )
+                && let (Some((_, reference_reading)), Some(reference_picture)) =
+                    (&lock.reference, &lock.reference_picture)
             {
                 lock.slides_checked = Some(settled.since);
                 slid = pushed_pieces(
                     reference_picture,
-                    picture,
+                    picture.insert(gray(&rectified)?),
                     reference_reading,
                     run.occupancy(),
                     &lock.shifts,
@@ -456,7 +451,10 @@ impl EightTracker {
                 }
                 lock.reference = Some((samples, run.occupancy().clone()));
                 lock.carried = false;
-                lock.reference_picture = this_look(lock)?;
+                lock.reference_picture = Some(match picture {
+                    Some(picture) => picture,
+                    None => gray(&rectified)?,
+                });
                 self.anchor = Some(Anchor {
                     gray: gray(image)?,
                     geometry: lock.board.geometry.clone(),
@@ -467,7 +465,10 @@ impl EightTracker {
                 // The pushed pieces stand where they were pushed: said once. A board found
                 // again keeps its reference but takes its picture on the first view
                 // settled after the bump.
-                lock.reference_picture = this_look(lock)?;
+                lock.reference_picture = Some(match picture {
+                    Some(picture) => picture,
+                    None => gray(&rectified)?,
+                });
             }
             self.last_settled = Some(occupancy);
         }
@@ -814,15 +815,6 @@ struct PatchMatch {
     unmoved: f64,
     /// The patch's standard deviation, in grey levels.
     spread: f64,
-}
-
-/// A copy of the grey picture of the look being analysed (kept in `previous_picture` as
-/// soon as the look is rectified).
-fn this_look(lock: &Lock8) -> opencv::Result<Option<Mat>> {
-    lock.previous_picture
-        .as_ref()
-        .map(Mat::try_clone)
-        .transpose()
 }
 
 /// The largest mean absolute change of any colour channel, between two rectified looks
