@@ -823,9 +823,8 @@ impl Hands {
     /// of the last [`STIR_LAG`], which the voted reading may not show yet (Makruk 310287:
     /// a figure knocked 0.07 s after a move settled read on its new square 0.4 s later).
     fn restart_unchanged(&mut self, now: f64) {
-        let recent = self.stirred.filter(|&at| now - at < STIR_LAG);
-        self.restart();
-        self.stirred = recent;
+        // Nothing was acted on, so no stir belongs to a sighting's own hand.
+        self.restart_acted(f64::NEG_INFINITY, now);
     }
 
     /// A position was acted on from a sighting settled since `since`, at `now`: count
