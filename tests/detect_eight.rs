@@ -68,7 +68,12 @@ fn json_gives_every_square_and_says_which_order_the_rows_are_in() {
 }
 
 /// Films the first second of `record` as PNG frames into a new folder.
-fn render_first_second(record: &str, seed: &str, style: &str) -> tempfile::TempDir {
+fn render_first_second(
+    record: &str,
+    seed: &str,
+    style: &str,
+    resolution: &str,
+) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let out = kradan()
         .arg("render")
@@ -84,7 +89,7 @@ fn render_first_second(record: &str, seed: &str, style: &str) -> tempfile::TempD
             "--seconds",
             "1",
         ])
-        .args(["--fps", "1", "--resolution", "1280x720"])
+        .args(["--fps", "1", "--resolution", resolution])
         .output()
         .unwrap();
     assert!(
@@ -99,7 +104,13 @@ fn render_first_second(record: &str, seed: &str, style: &str) -> tempfile::TempD
 /// which must come out in the game's own orientation (White at the bottom) whatever side
 /// the camera stood on.
 fn start_read_in_game_order(record: &str, game: &str, seed: &str, style: &str) {
-    let dir = render_first_second(record, seed, style);
+    let dir = render_first_second(record, seed, style, "1280x720");
+    start_read_in(&dir, game, seed);
+}
+
+/// Reads the first frame filmed into `dir`, which must show the start position in the
+/// game's own orientation.
+fn start_read_in(dir: &tempfile::TempDir, game: &str, seed: &str) {
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("truth.json")).unwrap())
             .unwrap();
@@ -153,18 +164,49 @@ fn a_board_beside_another_grid_is_found_and_read() {
 /// lightness, so a grey picture shows no edge between them.
 #[test]
 fn a_board_whose_squares_differ_only_in_hue_is_found() {
-    let dir = render_first_second("makruk/fairy-stockfish-game.pgn", "45", "hard");
+    let dir = render_first_second("makruk/fairy-stockfish-game.pgn", "45", "hard", "1280x720");
+    found_at_the_true_corners(&dir, "makruk", "checkered", 0.25);
+}
+
+/// Seed 310392 films a plain grid turned about 15° in the picture at 640×480. Its lines
+/// were found right, then the fit to the crossings of checkered squares took corners where
+/// the board's edge, the table and a figure meet for crossings and moved the lattice off
+/// the squares: no move of that game was recorded.
+#[test]
+fn a_plain_grid_is_not_moved_off_its_lines_by_the_crossings() {
+    let dir = render_first_second(
+        "makruk/fairy-stockfish-game.pgn",
+        "310392",
+        "clean",
+        "640x480",
+    );
+    found_at_the_true_corners(&dir, "makruk", "grid", 0.1);
+}
+
+/// Seed 300320 sets a lined Go board, wholly in view, beside a dim green and brown
+/// checkered board: the Go board's lines outshone the checkered squares' edges, 9 of its
+/// lines were taken for the board, and no move was recorded.
+#[test]
+fn a_dim_checkered_board_beside_a_lined_board_is_found() {
+    let dir = render_first_second("makhos/annotated.pdn", "300320", "varied", "1280x720");
+    found_at_the_true_corners(&dir, "makhos", "checkered", 0.35);
+    start_read_in(&dir, "makhos", "300320");
+}
+
+/// Reads the first frame of `dir` and checks that the board found has the given surface
+/// and each of its outer corners lies within `squares` of a square of the true one.
+fn found_at_the_true_corners(dir: &tempfile::TempDir, game: &str, surface: &str, squares: f64) {
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("truth.json")).unwrap())
             .unwrap();
-    let out = detect(&dir.path().join("frames/000000.png"), "makruk", &["--json"]);
+    let out = detect(&dir.path().join("frames/000000.png"), game, &["--json"]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["surface"], "checkered");
+    assert_eq!(json["surface"], surface);
     let corner_list = |value: &serde_json::Value| -> Vec<[f64; 2]> {
         value
             .as_array()
@@ -183,13 +225,16 @@ fn a_board_whose_squares_differ_only_in_hue_is_found() {
             .iter()
             .map(|f| (f[0] - corner[0]).hypot(f[1] - corner[1]))
             .fold(f64::MAX, f64::min);
-        assert!(nearest < side / 8.0 / 4.0, "{corner:?} not among {found:?}");
+        assert!(
+            nearest < side / 8.0 * squares,
+            "{corner:?} not among {found:?}"
+        );
     }
 }
 
 #[test]
 fn eval_frames_scores_a_rendered_clip_against_its_truth() {
-    let dir = render_first_second("makruk/fairy-stockfish-game.pgn", "20", "clean");
+    let dir = render_first_second("makruk/fairy-stockfish-game.pgn", "20", "clean", "1280x720");
     // With the board's looks learned as it goes, the clean clip stays exactly right.
     for extra in [None, Some("--adapt")] {
         let out = kradan()

@@ -12,7 +12,7 @@ use super::BoardGeometry;
 use super::crossings;
 use super::locate::{self, LineKind};
 use crate::games::{Color, Occupancy, makhos, makruk};
-use opencv::core::Mat;
+use opencv::core::{Mat, Point, Scalar, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 use serde::Serialize;
@@ -73,26 +73,74 @@ pub struct Located {
 /// Drawn lines are tried first: a plain grid shows nothing else, and a checkered board
 /// with a drawn border rarely shows 9 drawn lines each way. Then square edges, then drawn
 /// lines too faint for the first try on the picture with its brightness evened, and last
-/// lines or edges inside the board's outline.
+/// lines or edges inside the board's outline. When all that shows is a plain grid, the
+/// checkered kinds look once more with that grid painted over.
 pub fn locate(image: &Mat) -> opencv::Result<Located> {
     let mut notes = Vec::new();
     let mut segments = Vec::new();
-    // The first board found, while a later kind may find the one played on.
-    let mut held: Option<Candidate> = None;
     let attempts = [
         (LineKind::Drawn, Attempt::Lines),
         (LineKind::SquareEdges, Attempt::Lines),
         (LineKind::Drawn, Attempt::Evened),
         (LineKind::SquareEdges, Attempt::InsideOutline),
     ];
-    for (kind, attempt) in attempts {
+    let mut held = match search(image, &attempts, None, &mut notes, &mut segments)? {
+        Search::Taken(located) => return Ok(located),
+        Search::Held(held) => held,
+    };
+    // A lined board's strong lines raise the response's floor over a dim checkered board
+    // beside it, whose square edges then show no segments (Mak-hos seed 300320: 9 lines
+    // of a Go board taken, the checkered board played on never found). With the grid
+    // painted over, the floor is the checkered board's own.
+    if let Some(first) = &held
+        && !first.checkered
+        && let Some(grid) = &first.located.board
+    {
+        let painted = painted_over(image, &grid.geometry)?;
+        let checkered = [
+            (LineKind::SquareEdges, Attempt::Lines),
+            (LineKind::SquareEdges, Attempt::InsideOutline),
+        ];
+        match search(&painted, &checkered, held, &mut Vec::new(), &mut Vec::new())? {
+            Search::Taken(located) => return Ok(located),
+            Search::Held(still) => held = still,
+        }
+    }
+    if let Some(first) = held {
+        return Ok(first.located);
+    }
+    Ok(Located {
+        board: None,
+        segments,
+        notes,
+    })
+}
+
+/// How a [`search`] ended.
+enum Search {
+    /// The board played on, found.
+    Taken(Located),
+    /// The best board found so far, which a later kind may still beat.
+    Held(Option<Candidate>),
+}
+
+/// Tries `attempts` in turn on `image`, weighing each board found against the one held.
+/// Notes on what failed and the first segments seen go to `notes` and `segments`.
+fn search(
+    image: &Mat,
+    attempts: &[(LineKind, Attempt)],
+    mut held: Option<Candidate>,
+    notes: &mut Vec<String>,
+    segments: &mut Vec<[f64; 4]>,
+) -> opencv::Result<Search> {
+    for &(kind, attempt) in attempts {
         let found = match attempt {
             Attempt::Lines => locate::locate_lines(image, LINES, kind)?,
             Attempt::InsideOutline => locate::locate_inside_outline(image, LINES, kind)?,
             Attempt::Evened => locate::locate_dim_lines(image, LINES)?,
         };
         if segments.is_empty() {
-            segments = found.segments.clone();
+            *segments = found.segments.clone();
         }
         let Some(geometry) = found.geometry else {
             notes.extend(found.notes.into_iter().map(|n| match (kind, attempt) {
@@ -115,16 +163,25 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
             continue;
         }
         let mut found_notes = found.notes;
-        let geometry = match crossings::fitted_to_crossings(image, &geometry)? {
-            Some(fitted) => {
+        // The crossings' lattice is taken only when its own squares alternate: on a plain
+        // grid, corners where the board's edge, the table and a figure meet can show the
+        // crossing pattern too (Makruk seed 310392: a plain grid turned in the picture, its
+        // lines found right, moved by the crossings a square and a half onto the table,
+        // checker strength 0 there, and nothing recorded in the whole game).
+        let fitted = match crossings::fitted_to_crossings(image, &geometry)? {
+            Some(fitted) => Some(EightBoard::with_geometry(image, fitted)?)
+                .filter(|board| board.surface == Surface::Checkered),
+            None => None,
+        };
+        let mut board = match fitted {
+            Some(board) => {
                 found_notes.push(
                     "the lattice was fitted to the crossings of the checkered squares".into(),
                 );
-                fitted
+                board
             }
-            None => geometry,
+            None => EightBoard::with_geometry(image, geometry)?,
         };
-        let mut board = EightBoard::with_geometry(image, geometry)?;
         if board.surface == Surface::Checkered
             && let Some(moved) = onto_the_squares(image, &board.geometry)?
         {
@@ -171,24 +228,69 @@ pub fn locate(image: &Mat) -> opencv::Result<Located> {
             // plain grid in view is taken when nothing better shows; a lattice running
             // out of the picture, or a plain one, is first weighed against what the kinds
             // still to try find.
-            None if candidate.whole && candidate.checkered => return Ok(candidate.located),
+            None if candidate.whole && candidate.checkered => {
+                return Ok(Search::Taken(candidate.located));
+            }
             None => held = Some(candidate),
             Some(first) if candidate.beats(&first) => {
                 let mut located = candidate.located;
                 located.notes.push(first.passed_over().into());
-                return Ok(located);
+                return Ok(Search::Taken(located));
             }
             Some(first) => held = Some(first),
         }
     }
-    if let Some(first) = held {
-        return Ok(first.located);
-    }
-    Ok(Located {
-        board: None,
-        segments,
-        notes,
+    Ok(Search::Held(held))
+}
+
+/// `image` with the lattice of `grid` and a square round it painted the picture's median
+/// colour, so that its lines neither show nor set the line response's floor.
+fn painted_over(image: &Mat, grid: &BoardGeometry) -> opencv::Result<Mat> {
+    let last = (grid.size - 1) as f64;
+    let outline: Vector<Point> = [
+        [-1.0, -1.0],
+        [last + 1.0, -1.0],
+        [last + 1.0, last + 1.0],
+        [-1.0, last + 1.0],
+    ]
+    .iter()
+    .map(|&[c, r]| {
+        let [x, y] = grid.to_image(c, r);
+        Point::new(x.round() as i32, y.round() as i32)
     })
+    .collect();
+    let mut painted = image.try_clone()?;
+    let median = median_colour(image)?;
+    imgproc::fill_convex_poly_def(&mut painted, &outline, median)?;
+    Ok(painted)
+}
+
+/// The median of each channel of a BGR picture.
+fn median_colour(image: &Mat) -> opencv::Result<Scalar> {
+    let image = if image.is_continuous() {
+        image.clone()
+    } else {
+        image.try_clone()?
+    };
+    let bytes = image.data_bytes()?;
+    let channels = image.channels().max(1) as usize;
+    let mut median = Scalar::all(0.0);
+    for channel in 0..channels.min(4) {
+        let mut histogram = [0usize; 256];
+        for pixel in bytes.chunks_exact(channels) {
+            histogram[pixel[channel] as usize] += 1;
+        }
+        let half = bytes.len() / channels / 2;
+        let mut seen = 0;
+        for (value, count) in histogram.iter().enumerate() {
+            seen += count;
+            if seen > half {
+                median[channel] = value as f64;
+                break;
+            }
+        }
+    }
+    Ok(median)
 }
 
 /// A board [`locate`] found, with what decides between two found by different kinds.
