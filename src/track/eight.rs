@@ -162,6 +162,8 @@ pub struct EightTracker {
     /// The lock a bump ended, until the board is found again: what it settled on is
     /// carried to the new lock.
     bumped: Option<Lock8>,
+    /// When something last reached across the board's edge ([`Report8::reach`]).
+    last_reach: f64,
 }
 
 impl EightTracker {
@@ -187,6 +189,7 @@ impl EightTracker {
             orient_since: None,
             anchor: None,
             bumped: None,
+            last_reach: f64::NEG_INFINITY,
         }
     }
 
@@ -292,6 +295,10 @@ impl EightTracker {
                 lock.reference.as_ref().map(|(reference, _)| reference),
             );
         lock.previous = Some(samples.clone());
+        let quiet_since_reach = time - self.last_reach;
+        if report.reach {
+            self.last_reach = time;
+        }
         if let Some(before) = &lock.previous_colour {
             report.stirred = middles_changed(before, &rectified, &lock.shifts)? >= STIRRED;
         }
@@ -386,6 +393,18 @@ impl EightTracker {
             observation.cells.iter().map(|c| c.probabilities).collect();
         let carried = self.run.take().filter(|_| !self.options.stills);
         let mut run = carried.unwrap_or_else(|| Run::begin(SQUARES, time, index));
+        // A stir with nothing reaching in is a piece knocked: the votes before it are of
+        // another position, and at their fading weight they outvote the new one for
+        // longer than the next hand takes to come (Mak-hos seed 300325: a man knocked to
+        // the next square read there at 0.48 to 0.79 over a second, never settled, and
+        // the knock taken for the next player's move). They keep a look's weight, not
+        // none: a hand's first frame can stir with its arm not yet over the edge, and
+        // the run it would end is still the position before the hand. Just after a
+        // reach the stir is the arm's, its reach flickering as it passes (Mak-hos seed
+        // 300307: a hand's dark sleeve over a square, read as a man there).
+        if report.stirred && !report.reach && quiet_since_reach >= QUIET_BEFORE_KNOCK {
+            run.discount(KNOCKED_VOTES_KEPT);
+        }
         run.vote(SQUARES, &probabilities, time, index);
         if run.has_settled(&self.options, time) {
             let turns = match lock.quarter_turns {
@@ -930,6 +949,15 @@ fn settled_of(run: &Run, turns: usize) -> Settled8 {
         slid: Vec::new(),
     }
 }
+
+/// How long nothing must have reached across the board's edge before a stir for it to be
+/// taken as a knock, in seconds: a knock comes with no hand near, and an arm's reach
+/// flickers off for a look or two as it passes.
+const QUIET_BEFORE_KNOCK: f64 = 0.4;
+
+/// The share of their weight the votes before a knock keep ([`Run::discount`]): about
+/// one look's, so that two looks of the new position outvote them.
+const KNOCKED_VOTES_KEPT: f32 = 0.05;
 
 /// Half the side of a square's middle for [`middles_changed`], in squares: inside the
 /// square's lines and the neighbours' leaning tops.
@@ -1673,6 +1701,44 @@ mod tests {
         assert!(report.stirred, "{:?}", report.view);
         let report = tracker.analyse(&still_of(&knocked, 3), 0.9, 9).unwrap();
         assert!(!report.stirred, "still again");
+    }
+
+    #[test]
+    fn a_man_knocked_after_a_long_still_spell_settles_within_the_settle_window() {
+        let (frame, start) = still(3);
+        let mut tracker = tracker();
+        // Four seconds still: the votes for the start position weigh all they can.
+        for i in 0..40 {
+            tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+        }
+        let (row, col) = (0..8)
+            .flat_map(|row| (0..8).map(move |col| (row, col)))
+            .find(|&(row, col)| {
+                start.get(row, col) == Some(Color::White)
+                    && row > 0
+                    && col > 0
+                    && start.get(row - 1, col - 1).is_none()
+            })
+            .expect("a White man with an empty square diagonally ahead");
+        let mut knocked = start.clone();
+        knocked.set(row, col, None);
+        knocked.set(row - 1, col - 1, Some(Color::White));
+        let picture = still_of(&knocked, 3);
+        // Votes fading at their rate would need a dozen looks to turn; the next hand
+        // often comes sooner.
+        let settled_at = (40..60).find(|&i| {
+            let report = tracker.analyse(&picture, i as f64 * 0.1, i).unwrap();
+            assert!(!report.reach, "nothing reached in at look {i}");
+            // (The synthetic picture's column 5 reads the same wrong way throughout.)
+            report.settled.is_some_and(|settled| {
+                settled.occupancy.get(row, col).is_none()
+                    && settled.occupancy.get(row - 1, col - 1) == Some(Color::White)
+            })
+        });
+        assert!(
+            settled_at.is_some_and(|i| i <= 45),
+            "the knock settled at look {settled_at:?}"
+        );
     }
 
     #[test]

@@ -396,6 +396,14 @@ impl Run {
         }
     }
 
+    /// Keeps `share` of every vote cast so far: the frames since count for more.
+    pub(crate) fn discount(&mut self, share: f32) {
+        self.weight *= share;
+        for vote in &mut self.votes {
+            vote.iter_mut().for_each(|v| *v *= share);
+        }
+    }
+
     /// Whether the run has lasted the settle window by `time`.
     pub(crate) fn has_settled(&self, options: &TrackerOptions, time: f64) -> bool {
         self.frames >= options.settle_frames && time - self.since >= options.settle_seconds - 1e-9
