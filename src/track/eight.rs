@@ -1663,6 +1663,24 @@ mod tests {
         assert!(!report.reach, "{:?}", report.view);
     }
 
+    /// `start` with a White man knocked to the empty square diagonally ahead of it, and
+    /// the square he stood on.
+    fn knocked_forward(start: &Occupancy) -> ((usize, usize), Occupancy) {
+        let (row, col) = (0..8)
+            .flat_map(|row| (0..8).map(move |col| (row, col)))
+            .find(|&(row, col)| {
+                start.get(row, col) == Some(Color::White)
+                    && row > 0
+                    && col > 0
+                    && start.get(row - 1, col - 1).is_none()
+            })
+            .expect("a White man with an empty square diagonally ahead");
+        let mut knocked = start.clone();
+        knocked.set(row, col, None);
+        knocked.set(row - 1, col - 1, Some(Color::White));
+        ((row, col), knocked)
+    }
+
     #[test]
     fn a_man_knocked_to_the_next_square_stirs_the_middles_and_noise_does_not() {
         let (frame, start) = still(3);
@@ -1685,18 +1703,7 @@ mod tests {
         assert!(!tracker.analyse(&noisy, 0.7, 7).unwrap().stirred);
         // A White man jumps from its square to the empty one diagonally ahead, from one
         // look to the next, with nothing over the board between.
-        let (row, col) = (0..8)
-            .flat_map(|row| (0..8).map(move |col| (row, col)))
-            .find(|&(row, col)| {
-                start.get(row, col) == Some(Color::White)
-                    && row > 0
-                    && col > 0
-                    && start.get(row - 1, col - 1).is_none()
-            })
-            .expect("a White man with an empty square diagonally ahead");
-        let mut knocked = start.clone();
-        knocked.set(row, col, None);
-        knocked.set(row - 1, col - 1, Some(Color::White));
+        let (_, knocked) = knocked_forward(&start);
         let report = tracker.analyse(&still_of(&knocked, 3), 0.8, 8).unwrap();
         assert!(report.stirred, "{:?}", report.view);
         let report = tracker.analyse(&still_of(&knocked, 3), 0.9, 9).unwrap();
@@ -1711,18 +1718,7 @@ mod tests {
         for i in 0..40 {
             tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
         }
-        let (row, col) = (0..8)
-            .flat_map(|row| (0..8).map(move |col| (row, col)))
-            .find(|&(row, col)| {
-                start.get(row, col) == Some(Color::White)
-                    && row > 0
-                    && col > 0
-                    && start.get(row - 1, col - 1).is_none()
-            })
-            .expect("a White man with an empty square diagonally ahead");
-        let mut knocked = start.clone();
-        knocked.set(row, col, None);
-        knocked.set(row - 1, col - 1, Some(Color::White));
+        let ((row, col), knocked) = knocked_forward(&start);
         let picture = still_of(&knocked, 3);
         // Votes fading at their rate would need a dozen looks to turn; the next hand
         // often comes sooner.
