@@ -265,30 +265,14 @@ fn painted_over(image: &Mat, grid: &BoardGeometry) -> opencv::Result<Mat> {
     Ok(painted)
 }
 
-/// The median of each channel of a BGR picture.
+/// The median of each channel of a picture.
 fn median_colour(image: &Mat) -> opencv::Result<Scalar> {
-    let image = if image.is_continuous() {
-        image.clone()
-    } else {
-        image.try_clone()?
-    };
-    let bytes = image.data_bytes()?;
-    let channels = image.channels().max(1) as usize;
+    let mut channels = Vector::<Mat>::new();
+    opencv::core::split(image, &mut channels)?;
     let mut median = Scalar::all(0.0);
-    for channel in 0..channels.min(4) {
-        let mut histogram = [0usize; 256];
-        for pixel in bytes.chunks_exact(channels) {
-            histogram[pixel[channel] as usize] += 1;
-        }
-        let half = bytes.len() / channels / 2;
-        let mut seen = 0;
-        for (value, count) in histogram.iter().enumerate() {
-            seen += count;
-            if seen > half {
-                median[channel] = value as f64;
-                break;
-            }
-        }
+    for (index, channel) in channels.iter().take(4).enumerate() {
+        // A channel split off is a new, continuous matrix.
+        median[index] = f64::from(locate::percentile(channel.data_bytes()?, 0.5));
     }
     Ok(median)
 }

@@ -577,7 +577,7 @@ fn colour_steps(image: &Mat) -> opencv::Result<Mat> {
     Ok(strongest)
 }
 
-fn percentile(bytes: &[u8], fraction: f64) -> u8 {
+pub(super) fn percentile(bytes: &[u8], fraction: f64) -> u8 {
     let mut histogram = [0usize; 256];
     for &b in bytes {
         histogram[b as usize] += 1;
