@@ -131,7 +131,7 @@ const MIN_BODY_OFFSET: f64 = 3.0;
 
 /// How much the bodies of a class's bare squares (`members`, by their shape evidence)
 /// differ from their references, as the median per channel, when that is large enough to
-/// matter. A body is sampled where a leaning figure shows, up to a third of a square
+/// matter against the class's `scatter`. A body is sampled where a leaning figure shows, up to a third of a square
 /// toward the far edge, and its corners near them: on a plain grid drawn with thick lines
 /// the body's disc takes in a sixth of the far line and every bare square reads darker
 /// than its corners (Makruk seed 310393, 640×480 oblique: 12 of 255 darker, 8 scatters,
@@ -140,7 +140,7 @@ fn bare_body_offset(
     members: &[usize],
     bodies: &[[f64; 3]],
     references: &[[f64; 3]],
-    scatters: &[[f64; 3]],
+    scatter: [f64; 3],
     shapes: &[f64],
 ) -> Option<[f64; 3]> {
     let bare: Vec<usize> = members
@@ -151,15 +151,12 @@ fn bare_body_offset(
     if bare.len() < MIN_BARE_SQUARES {
         return None;
     }
-    let offset: [f64; 3] = std::array::from_fn(|k| {
-        let mut differences: Vec<f64> = bare
-            .iter()
-            .map(|&i| bodies[i][k] - references[i][k])
-            .collect();
-        differences.sort_by(f64::total_cmp);
-        differences[differences.len() / 2]
-    });
-    let size = scaled_distance(offset, [0.0; 3], scatters[bare[0]]);
+    let mut differences: Vec<[f64; 3]> = bare
+        .iter()
+        .map(|&i| std::array::from_fn(|k| bodies[i][k] - references[i][k]))
+        .collect();
+    let offset = component_median(&mut differences);
+    let size = scaled_distance(offset, [0.0; 3], scatter);
     (size >= MIN_BODY_OFFSET).then_some(offset)
 }
 
@@ -318,11 +315,20 @@ impl SquareMeasures {
             Surface::Checkered => 2,
             Surface::Grid => 1,
         };
-        let falloffs: Vec<(Falloff, [f64; 3])> = (0..classes)
+        // Each class's squares, row by row.
+        let class_members: Vec<Vec<usize>> = (0..classes)
             .map(|class| {
-                let members: Vec<(f64, f64, [f64; 3])> = (0..SQUARES * SQUARES)
+                (0..SQUARES * SQUARES)
                     .filter(|&i| class_of(i / SQUARES, i % SQUARES) == class)
-                    .map(|i| ((i % SQUARES) as f64, (i / SQUARES) as f64, corners[i]))
+                    .collect()
+            })
+            .collect();
+        let falloffs: Vec<(Falloff, [f64; 3])> = class_members
+            .iter()
+            .map(|members| {
+                let members: Vec<(f64, f64, [f64; 3])> = members
+                    .iter()
+                    .map(|&i| ((i % SQUARES) as f64, (i / SQUARES) as f64, corners[i]))
                     .collect();
                 Falloff::fit_trimmed(&members)
             })
@@ -371,14 +377,12 @@ impl SquareMeasures {
                 .collect::<Vec<_>>(),
             classes,
         );
-        for class in 0..classes {
-            let members: Vec<usize> = (0..SQUARES * SQUARES)
-                .filter(|&i| class_of(i / SQUARES, i % SQUARES) == class)
-                .collect();
-            if let Some(offset) =
-                bare_body_offset(&members, &bodies, &references, &scatters, &shapes)
+        for members in &class_members {
+            // Every square of a class has the class's scatter.
+            let scatter = scatters[members[0]];
+            if let Some(offset) = bare_body_offset(members, &bodies, &references, scatter, &shapes)
             {
-                for &i in &members {
+                for &i in members {
                     for (value, shift) in references[i].iter_mut().zip(offset) {
                         *value += shift;
                     }

@@ -470,10 +470,7 @@ impl EightTracker {
                 }
                 lock.reference = Some((samples, run.occupancy().clone()));
                 lock.carried = false;
-                lock.reference_picture = Some(match picture {
-                    Some(picture) => picture,
-                    None => gray(&rectified)?,
-                });
+                lock.reference_picture = Some(picture.map_or_else(|| gray(&rectified), Ok)?);
                 self.anchor = Some(Anchor {
                     gray: gray(image)?,
                     geometry: lock.board.geometry.clone(),
@@ -484,10 +481,7 @@ impl EightTracker {
                 // The pushed pieces stand where they were pushed: said once. A board found
                 // again keeps its reference but takes its picture on the first view
                 // settled after the bump.
-                lock.reference_picture = Some(match picture {
-                    Some(picture) => picture,
-                    None => gray(&rectified)?,
-                });
+                lock.reference_picture = Some(picture.map_or_else(|| gray(&rectified), Ok)?);
             }
             self.last_settled = Some(occupancy);
         }
