@@ -478,10 +478,18 @@ impl MakhosInference {
             // its first move captured: the prisoners it took are gone, so that move was
             // made, and the step on is a second one (held-out 300260: 32x14 then 14-7,
             // the position between them hidden by the arm's shadow).
+            // Nor a second man stepping into the square the first left: the board then
+            // shows one man gone from one square and one come to another, one man's
+            // doing. On held-out Mak-hos 300377 a man on 6 set down on 14 to be moved on
+            // to 10 (a takeback) was read as 9-14 and 6-9, a double move, 9 never having
+            // changed.
+            let chain = |second: &Move| {
+                second.to() == mv.from() && !second.is_capture() && !mv.is_capture()
+            };
             for second in again
                 .legal_moves()
                 .into_iter()
-                .filter(|s| s.from() != mv.to() || mv.is_capture())
+                .filter(|s| (s.from() != mv.to() || mv.is_capture()) && !chain(s))
             {
                 let mut twice = again.play(&second);
                 twice.set_turn(current.turn().opponent());
@@ -533,13 +541,15 @@ impl MakhosInference {
         match reading {
             Reading::Nothing => {}
             Reading::One(mv, class) => {
-                let takeback = self.set_down_first(&mv);
+                let set_down = self.set_down_first(&mv);
                 self.commit(Played::Rules(mv), class, mover, seen, outcomes);
-                if takeback {
+                if let Some((row, col)) = set_down {
                     let number = self.history.len();
+                    let mut squares = squares_of(&mv);
+                    squares.insert(1, square_name(row, col));
                     self.raise(
                         HosFlag::Takeback,
-                        Vec::new(),
+                        squares,
                         Some(number),
                         Some(mover),
                         outcomes,
@@ -623,12 +633,10 @@ impl MakhosInference {
         }
     }
 
-    /// Whether the last unexplained sighting showed the moving piece set down elsewhere
-    /// first: its origin and destination empty and one more piece of its colour.
-    fn set_down_first(&self, mv: &Move) -> bool {
-        let Some(transient) = &self.waiting.transient else {
-            return false;
-        };
+    /// Where the last unexplained sighting showed the moving piece set down first, when it
+    /// did: its origin and destination empty and one more piece of its colour.
+    fn set_down_first(&self, mv: &Move) -> Option<(usize, usize)> {
+        let transient = self.waiting.transient.as_ref()?;
         let color = self.position.turn();
         let empty = |square: Square| {
             let (row, col) = square.row_col();
@@ -636,13 +644,12 @@ impl MakhosInference {
         };
         let before = self.board();
         let (changed, appeared, vanished) = changes(&before, transient);
-        empty(mv.from())
-            && empty(mv.to())
-            && appeared == 1
-            && vanished == 1
-            && changed
-                .iter()
-                .any(|&(row, col)| transient.get(row, col) == Some(color))
+        if !empty(mv.from()) || !empty(mv.to()) || appeared != 1 || vanished != 1 {
+            return None;
+        }
+        changed
+            .into_iter()
+            .find(|&(row, col)| transient.get(row, col) == Some(color))
     }
 
     fn take_back(&mut self) -> Committed {
@@ -1324,6 +1331,51 @@ mod tests {
         ));
         assert_eq!(moves(&out), [first.to_string()]);
         assert_eq!(flags(&out), [HosFlag::Takeback]);
+    }
+
+    #[test]
+    fn hos_3_2_a_man_set_down_beyond_a_friend_then_moved_on_is_a_takeback_not_two_moves() {
+        // Held-out 300377: after 8-12 27-24 5-9 24-20 White's man on 6 is set down on 14,
+        // past his own man on 9, then moved on to 10. Two moves (9-14, 6-9) show the same
+        // squares as the one man set down.
+        let number = |n: u32| Square::new(n).unwrap();
+        let mut position = Position::start(Men::Eight, Color::White);
+        for (from, to) in [(8, 12), (27, 24), (5, 9), (24, 20)] {
+            let mv = position
+                .legal_moves()
+                .into_iter()
+                .find(|mv| mv.from() == number(from) && mv.to() == number(to))
+                .expect("an opening move");
+            position = position.play(&mv);
+        }
+        let mut game = MakhosInference::new(position, InferOptions::default());
+        let mut set_down = position;
+        let man = set_down.piece_at(number(6));
+        set_down.set(number(6), None);
+        set_down.set(number(14), man);
+        let out = game.observe(&look(&sure(&set_down.occupancy()), 1.0, 1.3, true));
+        assert!(
+            flags(&out).is_empty() && moves(&out).is_empty(),
+            "waits on a man set down out of reach: {out:?}"
+        );
+        let step = position
+            .legal_moves()
+            .into_iter()
+            .find(|mv| mv.from() == number(6) && mv.to() == number(10))
+            .expect("6-10");
+        let out = game.observe(&look(
+            &sure(&position.play(&step).occupancy()),
+            2.0,
+            2.3,
+            true,
+        ));
+        assert_eq!(moves(&out), ["6-10"]);
+        assert_eq!(flags(&out), [HosFlag::Takeback]);
+        let named = out.iter().find_map(|o| match o {
+            Outcome::Flag(flag) => Some(flag.squares.clone()),
+            _ => None,
+        });
+        assert_eq!(named.unwrap(), ["6", "14", "10"]);
     }
 
     #[test]

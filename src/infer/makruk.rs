@@ -405,13 +405,18 @@ impl MakrukInference {
         match reading {
             Reading::Nothing => {}
             Reading::One(mv) => {
-                let takeback = self.set_down_first(&mv);
+                let set_down = self.set_down_first(&mv);
                 self.commit(mv, seen, outcomes);
-                if takeback {
+                if let Some((row, col)) = set_down {
                     let number = self.history.len();
+                    let squares = vec![
+                        mv.from.to_string(),
+                        square_name(row, col),
+                        mv.to.to_string(),
+                    ];
                     self.raise(
                         RukFlag::Takeback,
-                        Vec::new(),
+                        squares,
                         Some(number),
                         Some(mover),
                         outcomes,
@@ -484,12 +489,10 @@ impl MakrukInference {
         }
     }
 
-    /// Whether the last unexplained sighting showed the moving piece set down elsewhere
-    /// first (see `MakhosInference`).
-    fn set_down_first(&self, mv: &Move) -> bool {
-        let Some(transient) = &self.waiting.transient else {
-            return false;
-        };
+    /// Where the last unexplained sighting showed the moving piece set down first, when it
+    /// did (see `MakhosInference`).
+    fn set_down_first(&self, mv: &Move) -> Option<(usize, usize)> {
+        let transient = self.waiting.transient.as_ref()?;
         let color = self.position.turn();
         let board = self.board();
         let mut transient = transient.clone();
@@ -504,14 +507,17 @@ impl MakrukInference {
             let (row, col) = square.row_col();
             transient.get(row, col).is_none()
         };
-        empty(mv.from)
-            && mv.capture.is_none()
-            && empty(mv.to)
-            && appeared == 1
-            && vanished == 1
-            && changed
-                .iter()
-                .any(|&(row, col)| transient.get(row, col) == Some(color))
+        if !empty(mv.from)
+            || mv.capture.is_some()
+            || !empty(mv.to)
+            || appeared != 1
+            || vanished != 1
+        {
+            return None;
+        }
+        changed
+            .into_iter()
+            .find(|&(row, col)| transient.get(row, col) == Some(color))
     }
 
     fn take_back(&mut self) -> Committed {
