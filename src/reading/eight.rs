@@ -57,6 +57,18 @@ impl Pieces {
         }
     }
 
+    /// A body darker than the bare board under it by this share of the board's lightness
+    /// counts one scatter there ([`shaded_distance`]): a shadow darkens a square and keeps
+    /// its colour. None for figures: a figure's shaded side is darker than the square it
+    /// stands on, and taken for a shadow, light figures on light squares went unseen
+    /// (Makruk seeds 310410, 310419 and 310426 lost 17 moves). A man's top faces the light.
+    fn shade_per_scatter(self) -> f64 {
+        match self {
+            Pieces::Discs => 0.03,
+            Pieces::Figures => 0.0,
+        }
+    }
+
     /// Height of the middle of a piece's body, in square sides.
     pub(crate) fn body_height(self) -> f64 {
         match self {
@@ -131,8 +143,9 @@ const MIN_BODY_OFFSET: f64 = 3.0;
 
 /// How much the bodies of a class's bare squares (`members`, by their shape evidence)
 /// differ from their references, as the median per channel, when that is large enough to
-/// matter against the class's `scatter`. A body is sampled where a leaning figure shows, up to a third of a square
-/// toward the far edge, and its corners near them: on a plain grid drawn with thick lines
+/// matter against the class's `scatter`. A body is sampled where a leaning figure shows,
+/// up to a third of a square toward the far edge, and its corners near them: on a plain
+/// grid drawn with thick lines
 /// the body's disc takes in a sixth of the far line and every bare square reads darker
 /// than its corners (Makruk seed 310393, 640×480 oblique: 12 of 255 darker, 8 scatters,
 /// every bare square read occupied and no move of the game recorded).
@@ -442,17 +455,12 @@ impl SquareMeasures {
     fn occupied(&self) -> Vec<f64> {
         (0..SQUARES * SQUARES)
             .map(|i| {
-                // A figure's shaded side is darker than the square it stands on: taken
-                // for a shadow, light figures on light squares went unseen (Makruk seeds
-                // 310410, 310419 and 310426 lost 17 moves). A man's top faces the light.
-                let from_board = match self.pieces {
-                    Pieces::Discs => {
-                        shaded_distance(self.bodies[i], self.references[i], self.scatters[i])
-                    }
-                    Pieces::Figures => {
-                        scaled_distance(self.bodies[i], self.references[i], self.scatters[i])
-                    }
-                };
+                let from_board = shaded_distance(
+                    self.bodies[i],
+                    self.references[i],
+                    self.scatters[i],
+                    self.pieces.shade_per_scatter(),
+                );
                 let colour = logistic((from_board - OCCUPIED_MIDPOINT) / OCCUPIED_WIDTH);
                 if self.corners_covered[i] {
                     return colour;
@@ -908,21 +916,21 @@ fn scaled_distance(a: [f64; 3], b: [f64; 3], scatter: [f64; 3]) -> f64 {
         .sqrt()
 }
 
-/// A body darker than the bare board under it by this share of the board's lightness
-/// counts one scatter there ([`shaded_distance`]).
-const SHADE_PER_SCATTER: f64 = 0.03;
-
 /// [`scaled_distance`] of a body from the bare board under it, a darker body's lightness
-/// measured against a share of the board's ([`SHADE_PER_SCATTER`]) where that is more
-/// than the class's scatter: a shadow darkens a square and keeps its colour. On a clean
-/// board seen from above, its bare squares scattering under one Lab unit, the men's
-/// shadows on the light squares beside them (8 to 12 units darker, hue unchanged) read as
-/// pieces and no start position fitted (Mak-hos seeds 300390 and 300401, no move of
-/// either game recorded).
-fn shaded_distance(body: [f64; 3], reference: [f64; 3], scatter: [f64; 3]) -> f64 {
+/// measured against `shade_per_scatter` of the board's ([`Pieces::shade_per_scatter`])
+/// where that is more than the class's scatter. On a clean board seen from above, its
+/// bare squares scattering under one Lab unit, the men's shadows on the light squares
+/// beside them (8 to 12 units darker, hue unchanged) read as pieces and no start position
+/// fitted (Mak-hos seeds 300390 and 300401, no move of either game recorded).
+fn shaded_distance(
+    body: [f64; 3],
+    reference: [f64; 3],
+    scatter: [f64; 3],
+    shade_per_scatter: f64,
+) -> f64 {
     let mut scatter = scatter;
     if body[0] < reference[0] {
-        scatter[0] = scatter[0].max(SHADE_PER_SCATTER * reference[0]);
+        scatter[0] = scatter[0].max(shade_per_scatter * reference[0]);
     }
     scaled_distance(body, reference, scatter)
 }
@@ -1422,14 +1430,15 @@ mod tests {
         let scatter = [0.88, 1.01, 0.7];
         let corners = [167.0, 133.0, 159.0];
         let shadowed = [160.0, 132.0, 159.0];
+        let shade = Pieces::Discs.shade_per_scatter();
         assert!(scaled_distance(shadowed, corners, scatter) > OCCUPIED_MIDPOINT);
-        assert!(shaded_distance(shadowed, corners, scatter) < OCCUPIED_MIDPOINT / 2.0);
+        assert!(shaded_distance(shadowed, corners, scatter, shade) < OCCUPIED_MIDPOINT / 2.0);
         // As much lighter is no shadow; a dark man on his dark square is still far off.
         let lit = [174.0, 133.0, 159.0];
-        assert!(shaded_distance(lit, corners, scatter) > OCCUPIED_MIDPOINT);
+        assert!(shaded_distance(lit, corners, scatter, shade) > OCCUPIED_MIDPOINT);
         let dark_square = [42.0, 139.0, 141.0];
         let dark_man = [47.0, 129.0, 128.0];
-        assert!(shaded_distance(dark_man, dark_square, [0.7; 3]) > 2.0 * OCCUPIED_MIDPOINT);
+        assert!(shaded_distance(dark_man, dark_square, [0.7; 3], shade) > 2.0 * OCCUPIED_MIDPOINT);
     }
 
     #[test]
