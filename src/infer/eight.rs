@@ -921,6 +921,25 @@ pub fn changes(before: &Occupancy, after: &Occupancy) -> (Vec<(usize, usize)>, u
     (squares, appeared, vanished)
 }
 
+/// Where a sighting (`seen`) showed `mover`'s piece set down before the move from `from`
+/// to `to` was made, when it did: both squares bare, and against `before` one piece gone
+/// and one come, the one come being the mover's.
+pub fn set_down_square(
+    before: &Occupancy,
+    seen: &Occupancy,
+    mover: Color,
+    [from, to]: [(usize, usize); 2],
+) -> Option<(usize, usize)> {
+    let (changed, appeared, vanished) = changes(before, seen);
+    let bare = |(row, col): (usize, usize)| seen.get(row, col).is_none();
+    if !bare(from) || !bare(to) || appeared != 1 || vanished != 1 {
+        return None;
+    }
+    changed
+        .into_iter()
+        .find(|&(row, col)| seen.get(row, col) == Some(mover))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -637,19 +637,12 @@ impl MakhosInference {
     /// did: its origin and destination empty and one more piece of its colour.
     fn set_down_first(&self, mv: &Move) -> Option<(usize, usize)> {
         let transient = self.waiting.transient.as_ref()?;
-        let color = self.position.turn();
-        let empty = |square: Square| {
-            let (row, col) = square.row_col();
-            transient.get(row, col).is_none()
-        };
-        let before = self.board();
-        let (changed, appeared, vanished) = changes(&before, transient);
-        if !empty(mv.from()) || !empty(mv.to()) || appeared != 1 || vanished != 1 {
-            return None;
-        }
-        changed
-            .into_iter()
-            .find(|&(row, col)| transient.get(row, col) == Some(color))
+        super::eight::set_down_square(
+            &self.board(),
+            transient,
+            self.position.turn(),
+            [mv.from().row_col(), mv.to().row_col()],
+        )
     }
 
     fn take_back(&mut self) -> Committed {

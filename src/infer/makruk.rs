@@ -492,6 +492,9 @@ impl MakrukInference {
     /// Where the last unexplained sighting showed the moving piece set down first, when it
     /// did (see `MakhosInference`).
     fn set_down_first(&self, mv: &Move) -> Option<(usize, usize)> {
+        if mv.capture.is_some() {
+            return None;
+        }
         let transient = self.waiting.transient.as_ref()?;
         let color = self.position.turn();
         let board = self.board();
@@ -502,22 +505,12 @@ impl MakrukInference {
                 transient.set(row, col, Some(own));
             }
         }
-        let (changed, appeared, vanished) = changes(&board, &transient);
-        let empty = |square: Square| {
-            let (row, col) = square.row_col();
-            transient.get(row, col).is_none()
-        };
-        if !empty(mv.from)
-            || mv.capture.is_some()
-            || !empty(mv.to)
-            || appeared != 1
-            || vanished != 1
-        {
-            return None;
-        }
-        changed
-            .into_iter()
-            .find(|&(row, col)| transient.get(row, col) == Some(color))
+        super::eight::set_down_square(
+            &board,
+            &transient,
+            color,
+            [mv.from.row_col(), mv.to.row_col()],
+        )
     }
 
     fn take_back(&mut self) -> Committed {
