@@ -77,6 +77,74 @@ pub fn read_frame(image: &Mat, game: EightGame) -> opencv::Result<Result<EightFr
     }
 }
 
+/// `board`, or its lattice moved a square along its lines when that one reads one of
+/// `expected` (each in the game's rows, any turn) and `board` does not; true when moved.
+///
+/// A checkered board's frame is often the colour of its light squares, with an edge as
+/// sharp as theirs, and a row of tall figures on the outer squares hides their
+/// alternation: the run of 9 edges can take in the frame and leave out the figures' row,
+/// and the squares' colours alone cannot tell (Makruk seed 310457, 1280×720: the lattice a
+/// column onto the frame, the start read 40 squares off, nothing recorded). What stands
+/// on the squares can, when it is known: the start position on a board just found, the
+/// recorded one on a board found again.
+pub fn fitted_to_position(
+    image: &Mat,
+    board: EightBoard,
+    game: EightGame,
+    expected: &[Occupancy],
+) -> opencv::Result<(EightBoard, bool)> {
+    let pieces = pieces_of(game);
+    let misfit = |board: &EightBoard| -> opencv::Result<usize> {
+        let reading = squares::measure(image, board, pieces)?
+            .observation()
+            .occupancy();
+        Ok(least_mismatches(&reading, expected))
+    };
+    let found = misfit(&board)?;
+    if found <= WINDOW_TOLERANCE {
+        return Ok((board, false));
+    }
+    let mut best: Option<(usize, EightBoard)> = None;
+    for (columns, rows) in board8::SQUARE_STEPS {
+        let Some(moved) = board8::moved_by_squares(image, &board, columns, rows)? else {
+            continue;
+        };
+        if moved.surface != board.surface {
+            continue;
+        }
+        let mismatches = misfit(&moved)?;
+        if best.as_ref().is_none_or(|(fewest, _)| mismatches < *fewest) {
+            best = Some((mismatches, moved));
+        }
+    }
+    Ok(match best {
+        Some((mismatches, moved))
+            if 2 * mismatches <= found && found - mismatches >= board8::SQUARES =>
+        {
+            (moved, true)
+        }
+        _ => (board, false),
+    })
+}
+
+/// Squares of 64 a lattice's reading may differ from the position expected and be taken
+/// as on it without looking a square beside it: a piece or two misread, a move made.
+const WINDOW_TOLERANCE: usize = 4;
+
+/// How many squares of `reading` (image order) differ from the nearest of `expected`
+/// (game order) under the turn that fits it best.
+fn least_mismatches(reading: &Occupancy, expected: &[Occupancy]) -> usize {
+    (0..4)
+        .flat_map(|quarters| {
+            let turned = reading.turned(quarters);
+            expected
+                .iter()
+                .map(move |position| board8::SQUARES * board8::SQUARES - turned.agreement(position))
+        })
+        .min()
+        .unwrap_or(board8::SQUARES * board8::SQUARES)
+}
+
 /// The result of `kradan detect --game makhos|makruk`.
 #[derive(Clone, Debug)]
 pub struct EightDetection {
@@ -137,7 +205,15 @@ pub fn detect(
             notes.extend(located.notes);
             segments = located.segments;
             match located.board {
-                Some(board) => board,
+                Some(board) => {
+                    let (board, moved) = fitted_to_position(&image, board, game, &game.starts())?;
+                    if moved {
+                        notes.push(
+                            "the lattice was moved a square along its lines: there it reads the start position".into(),
+                        );
+                    }
+                    board
+                }
                 None => {
                     if let Some(dir) = &options.debug_dir {
                         crate::debug::write(dir, path, &image, &segments, None, None, None)
@@ -227,5 +303,139 @@ impl EightDetection {
             "notes": self.notes,
             "timings_ms": timings_json(&self.timings_ms),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Color;
+    use opencv::core::{CV_8UC3, Point, Scalar};
+    use opencv::imgproc;
+
+    const ORIGIN: (i32, i32) = (170, 90);
+    const SQUARE: i32 = 64;
+
+    fn filled(image: &mut Mat, from: (i32, i32), to: (i32, i32), colour: Scalar) {
+        imgproc::rectangle_points(
+            image,
+            Point::new(from.0, from.1),
+            Point::new(to.0, to.1),
+            colour,
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+    }
+
+    /// A top-down checkered board in a frame a square wide of its light squares' colour,
+    /// the men of `position` (image order) on it.
+    fn framed_board(position: &Occupancy) -> Mat {
+        let light = Scalar::new(150.0, 190.0, 220.0, 0.0);
+        let dark = Scalar::new(40.0, 70.0, 110.0, 0.0);
+        let mut image =
+            Mat::new_rows_cols_with_default(700, 900, CV_8UC3, Scalar::new(60.0, 50.0, 40.0, 0.0))
+                .unwrap();
+        let (x0, y0) = ORIGIN;
+        filled(
+            &mut image,
+            (x0 - SQUARE, y0 - SQUARE),
+            (x0 + 9 * SQUARE, y0 + 9 * SQUARE),
+            light,
+        );
+        for row in 0..8 {
+            for col in 0..8 {
+                let (x, y) = (x0 + col * SQUARE, y0 + row * SQUARE);
+                if (row + col) % 2 == 1 {
+                    filled(&mut image, (x, y), (x + SQUARE, y + SQUARE), dark);
+                }
+                let Some(colour) = position.get(row as usize, col as usize) else {
+                    continue;
+                };
+                let man = match colour {
+                    Color::White => Scalar::new(235.0, 240.0, 245.0, 0.0),
+                    Color::Black => Scalar::new(20.0, 20.0, 25.0, 0.0),
+                };
+                imgproc::circle(
+                    &mut image,
+                    Point::new(x + SQUARE / 2, y + SQUARE / 2),
+                    SQUARE * 3 / 10,
+                    man,
+                    -1,
+                    imgproc::LINE_AA,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        image
+    }
+
+    /// The board's lattice moved `columns` squares to the right.
+    fn lattice_at(columns: i32) -> BoardGeometry {
+        let (x0, y0) = (f64::from(ORIGIN.0 + columns * SQUARE), f64::from(ORIGIN.1));
+        let side = f64::from(8 * SQUARE);
+        BoardGeometry::from_corners(
+            board8::LINES,
+            [
+                [x0, y0],
+                [x0 + side, y0],
+                [x0 + side, y0 + side],
+                [x0, y0 + side],
+            ],
+        )
+        .unwrap()
+    }
+
+    fn lattice(image: &Mat, columns: i32) -> EightBoard {
+        EightBoard::with_geometry(image, lattice_at(columns)).unwrap()
+    }
+
+    fn assert_on_the_squares(board: &EightBoard) {
+        for (found, want) in board.geometry.corners().iter().zip(lattice_at(0).corners()) {
+            assert!(
+                (found[0] - want[0]).hypot(found[1] - want[1]) < 3.0,
+                "{:?}",
+                board.geometry.corners()
+            );
+        }
+    }
+
+    #[test]
+    fn a_lattice_a_column_onto_the_frame_is_moved_to_where_it_reads_the_start() {
+        let starts = EightGame::Makhos.starts();
+        let image = framed_board(&starts[0]);
+        let off = lattice(&image, 1);
+        let (board, moved) = fitted_to_position(&image, off, EightGame::Makhos, &starts).unwrap();
+        assert!(moved);
+        assert_on_the_squares(&board);
+        // On the squares already, it stays.
+        let right = lattice(&image, 0);
+        let (board, moved) = fitted_to_position(&image, right, EightGame::Makhos, &starts).unwrap();
+        assert!(!moved);
+        assert_on_the_squares(&board);
+    }
+
+    #[test]
+    fn a_lattice_is_not_moved_for_a_position_no_window_reads() {
+        let starts = EightGame::Makhos.starts();
+        let image = framed_board(&starts[0]);
+        let off = lattice(&image, 1);
+        // The men two rows further in: no lattice a square off reads that either.
+        let mut further_in = Occupancy::empty(board8::SQUARES, board8::SQUARES);
+        for row in 0..board8::SQUARES {
+            for col in 0..board8::SQUARES {
+                if let Some(colour) = starts[0].get(row, col) {
+                    let row = if row < 4 { row + 2 } else { row - 2 };
+                    further_in.set(row, col, Some(colour));
+                }
+            }
+        }
+        let expected = [further_in];
+        let (board, moved) =
+            fitted_to_position(&image, off.clone(), EightGame::Makhos, &expected).unwrap();
+        assert!(!moved);
+        assert_eq!(board.geometry.corners(), off.geometry.corners());
     }
 }

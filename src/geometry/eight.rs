@@ -390,15 +390,8 @@ fn onto_the_squares(
     for _ in 0..2 {
         let centre = best.1.clone();
         let mut improved = false;
-        for (dc, dr) in [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)] {
-            let last = (SQUARES) as f64;
-            let corners = [
-                centre.to_image(dc, dr),
-                centre.to_image(last + dc, dr),
-                centre.to_image(last + dc, last + dr),
-                centre.to_image(dc, last + dr),
-            ];
-            let Some(moved) = BoardGeometry::from_corners(LINES, corners) else {
+        for (dc, dr) in SQUARE_STEPS {
+            let Some(moved) = shifted_by_squares(&centre, dc, dr) else {
                 continue;
             };
             let fitting = alternating_squares(&lab, &moved);
@@ -412,6 +405,46 @@ fn onto_the_squares(
         }
     }
     Ok((best.0 > found).then_some(best.1))
+}
+
+/// A square's step along each of the lattice's four directions, (columns, rows).
+pub const SQUARE_STEPS: [(f64, f64); 4] = [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)];
+
+/// The lattice of `geometry` moved by `columns` and `rows` squares along its own lines
+/// (a lattice of 9 lines: the squares' corners).
+fn shifted_by_squares(geometry: &BoardGeometry, columns: f64, rows: f64) -> Option<BoardGeometry> {
+    let last = SQUARES as f64;
+    let corners = [
+        geometry.to_image(columns, rows),
+        geometry.to_image(last + columns, rows),
+        geometry.to_image(last + columns, last + rows),
+        geometry.to_image(columns, last + rows),
+    ];
+    BoardGeometry::from_corners(LINES, corners)
+}
+
+/// `board` moved by `columns` and `rows` squares along its lines, when the moved lattice
+/// lies in the picture; a checkered one fitted to its crossings again, since a lattice
+/// that took in the frame spaced its lines by it and is a part of a square off at the
+/// edge it moves to (Makruk seed 310457: a third of a square).
+pub fn moved_by_squares(
+    image: &Mat,
+    board: &EightBoard,
+    columns: f64,
+    rows: f64,
+) -> opencv::Result<Option<EightBoard>> {
+    let Some(mut geometry) = shifted_by_squares(&board.geometry, columns, rows) else {
+        return Ok(None);
+    };
+    if !within_picture(&geometry, image) {
+        return Ok(None);
+    }
+    if board.surface == Surface::Checkered
+        && let Some(fitted) = crossings::fitted_to_crossings(image, &geometry)?
+    {
+        geometry = fitted;
+    }
+    EightBoard::with_geometry(image, geometry).map(Some)
 }
 
 /// How many more squares must alternate in a moved lattice before it replaces the one

@@ -21,7 +21,7 @@ use super::{
     COVER_GAPS, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD, RELOCATE_AFTER, RETRY_EVERY, Run,
     STILL_TRUST, TrackEvent, TrackerOptions, View, best_turn_of, reaches_across_edge, turned_cells,
 };
-use crate::detect_eight::pieces_of;
+use crate::detect_eight::{self, pieces_of};
 use crate::games::Occupancy;
 use crate::geometry::eight::{self, EightBoard, EightGame, LINES, Orientation, SQUARES, Surface};
 use crate::geometry::{BoardGeometry, follow, gray};
@@ -523,9 +523,23 @@ impl EightTracker {
 
     /// Looks for the board. True when found.
     fn find(&mut self, image: &Mat, report: &mut Report8) -> opencv::Result<bool> {
-        let mut found = eight::locate(image)?
+        let located = eight::locate(image)?
             .board
             .filter(|board| shortest_side(&board.geometry) >= MIN_BOARD_SIDE);
+        let mut moved_onto_position = false;
+        let mut found = match located {
+            Some(board) => {
+                let expected = match &self.last_settled {
+                    Some(settled) => vec![settled.clone()],
+                    None => self.game.starts(),
+                };
+                let (board, moved) =
+                    detect_eight::fitted_to_position(image, board, self.game, &expected)?;
+                moved_onto_position = moved;
+                Some(board)
+            }
+            None => None,
+        };
         if found.is_none()
             && let Some(anchor) = &self.anchor
         {
@@ -546,6 +560,12 @@ impl EightTracker {
         };
         self.lost_reported = false;
         self.lock_on(image, board, None, report)?;
+        if moved_onto_position && let Some(TrackEvent::Found { how, .. }) = report.events.last_mut()
+        {
+            how.push_str(
+                ", its lattice moved a square along its lines: there it reads the start position",
+            );
+        }
         Ok(true)
     }
 
