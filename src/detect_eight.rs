@@ -135,12 +135,7 @@ const WINDOW_TOLERANCE: usize = 4;
 /// (game order) under the turn that fits it best.
 fn least_mismatches(reading: &Occupancy, expected: &[Occupancy]) -> usize {
     (0..4)
-        .flat_map(|quarters| {
-            let turned = reading.turned(quarters);
-            expected
-                .iter()
-                .map(move |position| board8::SQUARES * board8::SQUARES - turned.agreement(position))
-        })
+        .map(|quarters| board8::mismatches(expected, reading, quarters))
         .min()
         .unwrap_or(board8::SQUARES * board8::SQUARES)
 }

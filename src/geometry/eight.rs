@@ -706,10 +706,16 @@ pub fn orientation(board: &EightBoard, game: EightGame, seen: &Occupancy) -> Ori
 /// How many squares of `seen` (image order), turned by `quarters`, differ from the nearest
 /// start position of `game`.
 pub fn start_mismatches(game: EightGame, seen: &Occupancy, quarters: usize) -> usize {
+    mismatches(&game.starts(), seen, quarters)
+}
+
+/// How many squares of `seen` (image order), turned by `quarters`, differ from the nearest
+/// of `positions` (each in the game's rows).
+pub fn mismatches(positions: &[Occupancy], seen: &Occupancy, quarters: usize) -> usize {
     let turned = seen.turned(quarters);
-    game.starts()
+    positions
         .iter()
-        .map(|start| SQUARES * SQUARES - start.agreement(&turned))
+        .map(|position| SQUARES * SQUARES - position.agreement(&turned))
         .min()
         .unwrap_or(SQUARES * SQUARES)
 }

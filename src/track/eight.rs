@@ -526,8 +526,7 @@ impl EightTracker {
         let located = eight::locate(image)?
             .board
             .filter(|board| shortest_side(&board.geometry) >= MIN_BOARD_SIDE);
-        let mut moved_onto_position = false;
-        let mut found = match located {
+        let (mut found, moved_onto_position) = match located {
             Some(board) => {
                 let expected = match &self.last_settled {
                     Some(settled) => vec![settled.clone()],
@@ -535,10 +534,9 @@ impl EightTracker {
                 };
                 let (board, moved) =
                     detect_eight::fitted_to_position(image, board, self.game, &expected)?;
-                moved_onto_position = moved;
-                Some(board)
+                (Some(board), moved)
             }
-            None => None,
+            None => (None, false),
         };
         if found.is_none()
             && let Some(anchor) = &self.anchor
