@@ -77,8 +77,34 @@ pub fn read_frame(image: &Mat, game: EightGame) -> opencv::Result<Result<EightFr
     }
 }
 
-/// `board`, or its lattice moved a square along its lines when that one reads one of
-/// `expected` (each in the game's rows, any turn) and `board` does not; true when moved.
+/// How the lattice of [`on_position`] was placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// As the locator found it.
+    Located,
+    /// The locator's lattice moved a square along its lines.
+    MovedBySquare,
+    /// A faint plain grid found through the board's outline ([`crate::geometry::outline::faint_grids`]).
+    FaintGrid,
+}
+
+impl Placement {
+    /// Why the lattice is not the locator's, for the user; `None` when it is.
+    pub fn note(self) -> Option<&'static str> {
+        match self {
+            Placement::Located => None,
+            Placement::MovedBySquare => Some(
+                "the lattice was moved a square along its lines: there it reads the expected position",
+            ),
+            Placement::FaintGrid => Some(
+                "the lines were found through the board's outline, too faint for the locator: there they read the expected position",
+            ),
+        }
+    }
+}
+
+/// The board of `game` that reads one of `expected` (each in the game's rows, any turn),
+/// starting from `located`, the locator's board, if any.
 ///
 /// A checkered board's frame is often the colour of its light squares, with an edge as
 /// sharp as theirs, and a row of tall figures on the outer squares hides their
@@ -86,13 +112,19 @@ pub fn read_frame(image: &Mat, game: EightGame) -> opencv::Result<Result<EightFr
 /// and the squares' colours alone cannot tell (Makruk seed 310457, 1280×720: the lattice a
 /// column onto the frame, the start read 40 squares off, nothing recorded). What stands
 /// on the squares can, when it is known: the start position on a board just found, the
-/// recorded one on a board found again.
-pub fn fitted_to_position(
+/// recorded one on a board found again. So a lattice that reads it more than a few squares
+/// off is tried a square over each way. And a plain grid whose lines are a few grey levels
+/// under its wood shows the locator nothing, or something else (Makruk seeds 310465,
+/// 310476, 310485, 310487: a table's stripes, a clock, nothing recorded in a whole game);
+/// the lattices its outline gives are tried then too, each also a square over.
+///
+/// `None` when nothing was located and no faint grid reads the position.
+pub fn on_position(
     image: &Mat,
-    board: EightBoard,
+    located: Option<EightBoard>,
     game: EightGame,
     expected: &[Occupancy],
-) -> opencv::Result<(EightBoard, bool)> {
+) -> opencv::Result<Option<(EightBoard, Placement)>> {
     let pieces = pieces_of(game);
     let misfit = |board: &EightBoard| -> opencv::Result<usize> {
         let reading = squares::measure(image, board, pieces)?
@@ -100,32 +132,80 @@ pub fn fitted_to_position(
             .occupancy();
         Ok(least_mismatches(&reading, expected))
     };
-    let found = misfit(&board)?;
-    if found <= WINDOW_TOLERANCE {
-        return Ok((board, false));
-    }
-    let mut best: Option<(usize, EightBoard)> = None;
-    for (columns, rows) in board8::SQUARE_STEPS {
-        let Some(moved) = board8::moved_by_squares(image, &board, columns, rows)? else {
-            continue;
+    // The board, or the best of the lattices a square beside it when that one reads
+    // `expected` clearly better.
+    let settled = |board: EightBoard| -> opencv::Result<(EightBoard, bool, usize)> {
+        let found = misfit(&board)?;
+        if found <= WINDOW_TOLERANCE {
+            return Ok((board, false, found));
+        }
+        let mut best: Option<(usize, EightBoard)> = None;
+        for (columns, rows) in board8::SQUARE_STEPS {
+            let Some(moved) = board8::moved_by_squares(image, &board, columns, rows)? else {
+                continue;
+            };
+            if moved.surface != board.surface {
+                continue;
+            }
+            let mismatches = misfit(&moved)?;
+            if best.as_ref().is_none_or(|(fewest, _)| mismatches < *fewest) {
+                best = Some((mismatches, moved));
+            }
+        }
+        Ok(match best {
+            Some((mismatches, moved))
+                if 2 * mismatches <= found && found - mismatches >= board8::SQUARES =>
+            {
+                (moved, true, mismatches)
+            }
+            _ => (board, false, found),
+        })
+    };
+    let located = match located {
+        Some(board) => Some(settled(board)?),
+        None => None,
+    };
+    if let Some((board, moved, found)) = &located
+        && *found <= WINDOW_TOLERANCE
+    {
+        let placement = if *moved {
+            Placement::MovedBySquare
+        } else {
+            Placement::Located
         };
-        if moved.surface != board.surface {
-            continue;
-        }
-        let mismatches = misfit(&moved)?;
-        if best.as_ref().is_none_or(|(fewest, _)| mismatches < *fewest) {
-            best = Some((mismatches, moved));
+        return Ok(Some((board.clone(), placement)));
+    }
+    let mut faint: Option<(EightBoard, usize)> = None;
+    for geometry in crate::geometry::outline::faint_grids(image, FAINT_CANDIDATES)? {
+        let (board, _, found) = settled(EightBoard::with_geometry(image, geometry)?)?;
+        if faint.as_ref().is_none_or(|(_, fewest)| found < *fewest) {
+            faint = Some((board, found));
         }
     }
-    Ok(match best {
-        Some((mismatches, moved))
-            if 2 * mismatches <= found && found - mismatches >= board8::SQUARES =>
-        {
-            (moved, true)
+    let faint = faint.filter(|(_, found)| *found <= FAINT_TOLERANCE);
+    Ok(match (located, faint) {
+        (Some((_, _, found)), Some((board, fewer))) if 2 * fewer <= found => {
+            Some((board, Placement::FaintGrid))
         }
-        _ => (board, false),
+        (None, Some((board, _))) => Some((board, Placement::FaintGrid)),
+        (Some((board, moved, _)), _) => Some((
+            board,
+            if moved {
+                Placement::MovedBySquare
+            } else {
+                Placement::Located
+            },
+        )),
+        (None, None) => None,
     })
 }
+
+/// Lattices of a faint grid read against the expected position, each also a square over.
+const FAINT_CANDIDATES: usize = 6;
+/// Squares of 64 a faint grid's reading may differ from the expected position and be
+/// taken: no lattice the locator did not find is taken on less, and a lattice a square off
+/// a board's lines reads half its squares wrong.
+const FAINT_TOLERANCE: usize = 8;
 
 /// Squares of 64 a lattice's reading may differ from the position expected and be taken
 /// as on it without looking a square beside it: a piece or two misread, a move made.
@@ -199,14 +279,9 @@ pub fn detect(
             let located = board8::locate(&image)?;
             notes.extend(located.notes);
             segments = located.segments;
-            match located.board {
-                Some(board) => {
-                    let (board, moved) = fitted_to_position(&image, board, game, &game.starts())?;
-                    if moved {
-                        notes.push(
-                            "the lattice was moved a square along its lines: there it reads the start position".into(),
-                        );
-                    }
+            match on_position(&image, located.board, game, &game.starts())? {
+                Some((board, placement)) => {
+                    notes.extend(placement.note().map(String::from));
                     board
                 }
                 None => {
@@ -402,13 +477,17 @@ mod tests {
         let starts = EightGame::Makhos.starts();
         let image = framed_board(&starts[0]);
         let off = lattice(&image, 1);
-        let (board, moved) = fitted_to_position(&image, off, EightGame::Makhos, &starts).unwrap();
-        assert!(moved);
+        let (board, placement) = on_position(&image, Some(off), EightGame::Makhos, &starts)
+            .unwrap()
+            .expect("a board");
+        assert_eq!(placement, Placement::MovedBySquare);
         assert_on_the_squares(&board);
         // On the squares already, it stays.
         let right = lattice(&image, 0);
-        let (board, moved) = fitted_to_position(&image, right, EightGame::Makhos, &starts).unwrap();
-        assert!(!moved);
+        let (board, placement) = on_position(&image, Some(right), EightGame::Makhos, &starts)
+            .unwrap()
+            .expect("a board");
+        assert_eq!(placement, Placement::Located);
         assert_on_the_squares(&board);
     }
 
@@ -428,9 +507,11 @@ mod tests {
             }
         }
         let expected = [further_in];
-        let (board, moved) =
-            fitted_to_position(&image, off.clone(), EightGame::Makhos, &expected).unwrap();
-        assert!(!moved);
+        let (board, placement) =
+            on_position(&image, Some(off.clone()), EightGame::Makhos, &expected)
+                .unwrap()
+                .expect("the located board");
+        assert_eq!(placement, Placement::Located);
         assert_eq!(board.geometry.corners(), off.geometry.corners());
     }
 }

@@ -534,7 +534,7 @@ fn evened(gray: &Mat) -> opencv::Result<Mat> {
     Ok(out)
 }
 
-fn morphology(image: &Mat, operation: i32, side: i32) -> opencv::Result<Mat> {
+pub(super) fn morphology(image: &Mat, operation: i32, side: i32) -> opencv::Result<Mat> {
     let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_RECT, Size::new(side, side))?;
     let mut out = Mat::default();
     imgproc::morphology_ex(
@@ -558,7 +558,7 @@ const CHROMA_STEP_WEIGHT: f64 = 2.0;
 /// colours can share their lightness (green and tan, teal and brown in dim light), and a
 /// grey picture then shows no edge between them at all. The picture is smoothed first so
 /// the chroma noise of a dim camera is not doubled into edges.
-fn colour_steps(image: &Mat) -> opencv::Result<Mat> {
+pub(super) fn colour_steps(image: &Mat) -> opencv::Result<Mat> {
     let mut smooth = Mat::default();
     imgproc::gaussian_blur_def(image, &mut smooth, Size::new(3, 3), 0.0)?;
     let mut lab = Mat::default();

@@ -10,6 +10,7 @@ pub mod eight;
 pub mod follow;
 pub mod locate;
 pub mod markers;
+pub mod outline;
 
 use serde::{Deserialize, Serialize};
 

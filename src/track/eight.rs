@@ -526,18 +526,14 @@ impl EightTracker {
         let located = eight::locate(image)?
             .board
             .filter(|board| shortest_side(&board.geometry) >= MIN_BOARD_SIDE);
-        let (mut found, moved_onto_position) = match located {
-            Some(board) => {
-                let expected = match &self.last_settled {
-                    Some(settled) => vec![settled.clone()],
-                    None => self.game.starts(),
-                };
-                let (board, moved) =
-                    detect_eight::fitted_to_position(image, board, self.game, &expected)?;
-                (Some(board), moved)
-            }
-            None => (None, false),
+        let expected = match &self.last_settled {
+            Some(settled) => vec![settled.clone()],
+            None => self.game.starts(),
         };
+        let placed = detect_eight::on_position(image, located, self.game, &expected)?
+            .filter(|(board, _)| shortest_side(&board.geometry) >= MIN_BOARD_SIDE);
+        let placement = placed.as_ref().map(|(_, placement)| *placement);
+        let mut found = placed.map(|(board, _)| board);
         if found.is_none()
             && let Some(anchor) = &self.anchor
         {
@@ -558,11 +554,11 @@ impl EightTracker {
         };
         self.lost_reported = false;
         self.lock_on(image, board, None, report)?;
-        if moved_onto_position && let Some(TrackEvent::Found { how, .. }) = report.events.last_mut()
+        if let Some(note) = placement.and_then(|placement| placement.note())
+            && let Some(TrackEvent::Found { how, .. }) = report.events.last_mut()
         {
-            how.push_str(
-                ", its lattice moved a square along its lines: there it reads the start position",
-            );
+            how.push_str(", ");
+            how.push_str(note);
         }
         Ok(true)
     }

@@ -1,0 +1,666 @@
+//! Plain grids too faint for segments, found through the board's outline.
+//!
+//! A plain grid's thin lines can be a few grey levels darker than its wood (a dark board in
+//! dim light, a 640×480 camera): under the line response's floor, no segment shows them,
+//! and the locator's other kinds find nothing or something else. The board's outline
+//! still shows, the board being another colour than the table. So the strongest straight
+//! lines of colour steps and of thin dark structure are gathered; two of them each way make
+//! a quadrilateral, weighed by how much of its sides the steps cover; and each
+//! quadrilateral's view is straightened so that the grid's lines, however faint, add up
+//! along their whole length in a profile, where a run of 9 equally spaced lines is sought.
+//!
+//! Any two lines of each of the board's two directions straighten the view, so a
+//! quadrilateral that is not the outline (a row of figures, the bottom of the board's
+//! side) still gives the lattice's lines; what it cannot always give is which run of them
+//! is the board's. The caller settles that by what stands on the squares (the start
+//! position, or the recorded one), which is why this returns candidates, best first,
+//! rather than one board.
+
+use super::locate::{self, colour_steps, morphology, percentile, reduced_to};
+use super::{BoardGeometry, Homography, apply, homography_from_4, invert};
+use opencv::core::{self, Mat, Size, Vec2f, Vector};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+/// Lines per side of the lattice sought.
+const LINES: usize = 9;
+/// The longest side the outline is looked for at: the outline is long and sharp at any
+/// size, and the quadrilaterals' count grows with the lines found.
+const OUTLINE_SIDE: i32 = 640;
+/// Straight lines kept from each of the two responses.
+const LINES_PER_RESPONSE: usize = 12;
+/// Quadrilaterals whose view is straightened and searched for a lattice.
+const QUADRILATERALS: usize = 15;
+/// The side, in pixels, of the straightened quadrilateral, with a tenth of it either side.
+const STRAIGHT: f64 = 300.0;
+/// A drawn line's response counted in the profiles at most: a figure's edge is a line's
+/// response many times over and would otherwise outweigh the lines it stands between.
+const RESPONSE_CAP: u8 = 8;
+
+/// Lattices of 9 lines each way (size-9 geometries, in `image`'s pixels, image order) that
+/// a faint plain grid may have, most clearly lined first; at most `limit`, none two within
+/// a third of a square of each other.
+pub fn faint_grids(image: &Mat, limit: usize) -> opencv::Result<Vec<BoardGeometry>> {
+    let (small, factor) = reduced_to(image, OUTLINE_SIDE)?.unwrap_or((image.clone(), 1.0));
+    let longest = f64::from(small.cols().max(small.rows()));
+    let (steps, dark_lines) = outline_responses(&small)?;
+    let mut lines = strongest_lines(&steps, longest)?;
+    for line in strongest_lines(&dark_lines, longest)? {
+        if !lines.iter().any(|kept| same_line(kept, &line, longest)) {
+            lines.push(line);
+        }
+    }
+    let mut either = Mat::default();
+    core::max(&steps, &dark_lines, &mut either)?;
+    let mut covered = Mat::default();
+    imgproc::dilate_def(&either, &mut covered, &Mat::ones(3, 3, core::CV_8U)?)?;
+    let quads = quadrilaterals(&lines, &covered, longest);
+
+    let response = drawn_line_response(image)?;
+    let mut found: Vec<(f64, BoardGeometry)> = quads
+        .iter()
+        .take(QUADRILATERALS)
+        .filter_map(|quad| {
+            let in_image = quad.map(|[x, y]| [x / factor, y / factor]);
+            lattice_inside(&response, &in_image)
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut kept: Vec<BoardGeometry> = Vec::new();
+    for (_, geometry) in found {
+        let side = locate::quad_area(&geometry.corners()).sqrt() / (LINES - 1) as f64;
+        if kept
+            .iter()
+            .all(|other| other.corner_shift(&geometry) > side / 3.0)
+        {
+            kept.push(geometry);
+        }
+        if kept.len() == limit {
+            break;
+        }
+    }
+    Ok(kept)
+}
+
+/// The picture's colour steps (strong at the board's outline) and its thin dark structure
+/// with the brightness and contrast evened (a faint line anywhere as strong as a clear one),
+/// each thresholded to its strongest few percent.
+fn outline_responses(small: &Mat) -> opencv::Result<(Mat, Mat)> {
+    let steps = if small.channels() == 3 {
+        colour_steps(small)?
+    } else {
+        morphology(small, imgproc::MORPH_GRADIENT, 3)?
+    };
+    let steps = thresholded(&steps, 0.93, 12)?;
+    let gray = super::gray(small)?;
+    let longest = gray.cols().max(gray.rows());
+    let evened = contrast_evened(&gray, (longest / 25) | 1)?;
+    let side = ((f64::from(longest) / 150.0).round() as i32).max(3) | 1;
+    let dark = morphology(&evened, imgproc::MORPH_BLACKHAT, side)?;
+    Ok((steps, thresholded(&dark, 0.90, 10)?))
+}
+
+/// `response` at 255 where it reaches its `fraction` percentile (and at least `floor`).
+fn thresholded(response: &Mat, fraction: f64, floor: u8) -> opencv::Result<Mat> {
+    let response = if response.is_continuous() {
+        response.clone()
+    } else {
+        response.try_clone()?
+    };
+    let level = percentile(response.data_bytes()?, fraction).max(floor);
+    let mut binary = Mat::default();
+    imgproc::threshold(
+        &response,
+        &mut binary,
+        f64::from(level) - 0.5,
+        255.0,
+        imgproc::THRESH_BINARY,
+    )?;
+    Ok(binary)
+}
+
+/// `gray` with its local mean at 128 and its local standard deviation at 32, over square
+/// windows of `window` pixels; a floor on the deviation keeps flat areas flat.
+fn contrast_evened(gray: &Mat, window: i32) -> opencv::Result<Mat> {
+    let mut values = Mat::default();
+    gray.convert_to(&mut values, core::CV_32F, 1.0, 0.0)?;
+    let mut squares = Mat::default();
+    core::multiply(&values, &values, &mut squares, 1.0, -1)?;
+    let size = Size::new(window, window);
+    let (mut mean, mut mean_square) = (Mat::default(), Mat::default());
+    imgproc::blur_def(&values, &mut mean, size)?;
+    imgproc::blur_def(&squares, &mut mean_square, size)?;
+    let (values, mean, mean_square) = (
+        values.data_typed::<f32>()?,
+        mean.data_typed::<f32>()?,
+        mean_square.data_typed::<f32>()?,
+    );
+    let evened: Vec<u8> = values
+        .iter()
+        .zip(mean)
+        .zip(mean_square)
+        .map(|((&v, &m), &s)| {
+            let deviation = (s - m * m).max(0.0).sqrt().max(2.0);
+            ((v - m) / deviation * 32.0 + 128.0).clamp(0.0, 255.0) as u8
+        })
+        .collect();
+    Mat::new_rows_cols_with_data(gray.rows(), gray.cols(), &evened)?.try_clone()
+}
+
+/// A straight line as (ρ, θ): the points with x cos θ + y sin θ = ρ.
+type Line = (f64, f64);
+
+/// The straight lines with most of `binary` on them, strongest first, no two the same.
+fn strongest_lines(binary: &Mat, longest: f64) -> opencv::Result<Vec<Line>> {
+    let mut found = Vector::<Vec2f>::new();
+    imgproc::hough_lines(
+        binary,
+        &mut found,
+        1.0,
+        std::f64::consts::PI / 180.0,
+        (longest / 8.0) as i32,
+        0.0,
+        0.0,
+        0.0,
+        std::f64::consts::PI,
+    )?;
+    let mut lines: Vec<Line> = Vec::new();
+    for line in found.iter() {
+        let line = (f64::from(line[0]), f64::from(line[1]));
+        if !lines.iter().any(|kept| same_line(kept, &line, longest)) {
+            lines.push(line);
+        }
+        if lines.len() == LINES_PER_RESPONSE {
+            break;
+        }
+    }
+    Ok(lines)
+}
+
+/// Whether two lines lie within a few pixels and degrees of each other.
+fn same_line(a: &Line, b: &Line, longest: f64) -> bool {
+    let near = longest / 40.0;
+    let close = 4f64.to_radians();
+    ((a.0 - b.0).abs() < near && (a.1 - b.1).abs() < close)
+        || ((a.0 + b.0).abs() < near && ((a.1 - b.1).abs() - std::f64::consts::PI).abs() < close)
+}
+
+fn angle_apart(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(std::f64::consts::PI);
+    d.min(std::f64::consts::PI - d)
+}
+
+fn intersection(a: &Line, b: &Line) -> Option<[f64; 2]> {
+    let (ca, sa, cb, sb) = (a.1.cos(), a.1.sin(), b.1.cos(), b.1.sin());
+    let det = ca * sb - sa * cb;
+    (det.abs() > 1e-6).then(|| [(a.0 * sb - b.0 * sa) / det, (ca * b.0 - cb * a.0) / det])
+}
+
+/// Quadrilaterals of two near-parallel lines each way, every side mostly on `covered`,
+/// the most covered length first.
+fn quadrilaterals(lines: &[Line], covered: &Mat, longest: f64) -> Vec<[[f64; 2]; 4]> {
+    let (width, height) = (f64::from(covered.cols()), f64::from(covered.rows()));
+    let pairs: Vec<(usize, usize)> = (0..lines.len())
+        .flat_map(|i| (i + 1..lines.len()).map(move |j| (i, j)))
+        .filter(|&(i, j)| angle_apart(lines[i].1, lines[j].1) < 35f64.to_radians())
+        .collect();
+    let mut quads: Vec<(f64, [[f64; 2]; 4])> = Vec::new();
+    for (a, &(i, j)) in pairs.iter().enumerate() {
+        for &(k, l) in &pairs[a + 1..] {
+            if [k, l].iter().any(|m| [i, j].contains(m))
+                || angle_apart(lines[i].1, lines[k].1) < 40f64.to_radians()
+            {
+                continue;
+            }
+            let corners = [
+                intersection(&lines[i], &lines[k]),
+                intersection(&lines[k], &lines[j]),
+                intersection(&lines[j], &lines[l]),
+                intersection(&lines[l], &lines[i]),
+            ];
+            let [Some(c0), Some(c1), Some(c2), Some(c3)] = corners else {
+                continue;
+            };
+            let quad = [c0, c1, c2, c3];
+            let in_view = quad.iter().all(|&[x, y]| {
+                (-0.1 * width..=1.1 * width).contains(&x)
+                    && (-0.1 * height..=1.1 * height).contains(&y)
+            });
+            if !in_view
+                || !super::is_convex(&quad)
+                || locate::quad_area(&quad) < (longest / 6.0).powi(2)
+            {
+                continue;
+            }
+            let sides: Vec<f64> = (0..4)
+                .map(|m| distance(quad[m], quad[(m + 1) % 4]))
+                .collect();
+            let shortest = sides.iter().copied().fold(f64::MAX, f64::min);
+            let longest_side = sides.iter().copied().fold(0.0, f64::max);
+            if shortest < longest_side / 4.0 {
+                continue;
+            }
+            let cover: Vec<f64> = (0..4)
+                .map(|m| covered_share(covered, quad[m], quad[(m + 1) % 4]))
+                .collect();
+            if cover.iter().any(|&c| c < 0.5) {
+                continue;
+            }
+            let weight = (0..4).map(|m| cover[m] * sides[m]).sum();
+            quads.push((weight, quad));
+        }
+    }
+    quads.sort_by(|a, b| b.0.total_cmp(&a.0));
+    quads.into_iter().map(|(_, quad)| quad).collect()
+}
+
+fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (b[0] - a[0]).hypot(b[1] - a[1])
+}
+
+/// The share of the segment from `a` to `b` (its ends left out) that lies on `covered`.
+fn covered_share(covered: &Mat, a: [f64; 2], b: [f64; 2]) -> f64 {
+    let samples = distance(a, b).ceil().max(2.0) as usize;
+    let on = (0..samples)
+        .filter(|&s| {
+            let t = 0.02 + 0.96 * s as f64 / (samples - 1) as f64;
+            let (x, y) = (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t);
+            let (xi, yi) = (x.round() as i32, y.round() as i32);
+            xi >= 0
+                && yi >= 0
+                && xi < covered.cols()
+                && yi < covered.rows()
+                && covered.at_2d::<u8>(yi, xi).is_ok_and(|&v| v > 0)
+        })
+        .count();
+    on as f64 / samples as f64
+}
+
+/// Thin dark structure of the whole picture, capped at [`RESPONSE_CAP`]: drawn lines.
+fn drawn_line_response(image: &Mat) -> opencv::Result<Mat> {
+    let gray = super::gray(image)?;
+    let longest = f64::from(gray.cols().max(gray.rows()));
+    let side = ((longest / 100.0).round() as i32).max(3) | 1;
+    let dark = morphology(&gray, imgproc::MORPH_BLACKHAT, side)?;
+    let mut capped = Mat::default();
+    core::min(
+        &dark,
+        &core::Scalar::all(f64::from(RESPONSE_CAP)),
+        &mut capped,
+    )?;
+    Ok(capped)
+}
+
+/// The lattice of 9 lines each way that the view straightened by `quad` (in `response`'s
+/// pixels) shows best, with how clearly: the two directions' clarities added.
+fn lattice_inside(response: &Mat, quad: &[[f64; 2]; 4]) -> Option<(f64, BoardGeometry)> {
+    let margin = 0.1 * STRAIGHT;
+    let straight = [
+        [margin, margin],
+        [margin + STRAIGHT, margin],
+        [margin + STRAIGHT, margin + STRAIGHT],
+        [margin, margin + STRAIGHT],
+    ];
+    let to_image = homography_from_4(&straight, quad)?;
+    let to_straight = invert(&to_image)?;
+    let side = (1.2 * STRAIGHT).round() as i32;
+    let warped = warped(response, &to_straight, side).ok()?;
+    let warped = warped.data_bytes().ok()?;
+    let side = side as usize;
+    // The middle of the quadrilateral across each line: its margins hold no lines. Each
+    // line's response is the mean of the middle of its values: a drawn line runs along its
+    // whole length, while the figures standing beside it are spots on it, left out with
+    // the highest values, and the lowest are where a figure hides it.
+    let (from, to) = ((2.0 * margin) as usize, (margin + STRAIGHT) as usize);
+    let profile = |along_rows: bool| -> Vec<f64> {
+        let mut values: Vec<u8> = Vec::with_capacity(to - from);
+        (0..side)
+            .map(|i| {
+                values.clear();
+                values.extend((from..to).map(|j| {
+                    let (x, y) = if along_rows { (j, i) } else { (i, j) };
+                    warped[y * side + x]
+                }));
+                values.sort_unstable();
+                let kept = &values[values.len() / 10..values.len() * 7 / 10];
+                kept.iter().map(|&v| f64::from(v)).sum::<f64>() / kept.len() as f64
+            })
+            .collect()
+    };
+    let (rows, row_clarity) = lattice_in_profile(&profile(true), margin)?;
+    let (columns, column_clarity) = lattice_in_profile(&profile(false), margin)?;
+    let last = (LINES - 1) as f64;
+    let corner = |c: f64, r: f64| {
+        apply(
+            &to_image,
+            [columns.0 + c * columns.1 * last, rows.0 + r * rows.1 * last],
+        )
+    };
+    let corners = [
+        corner(0.0, 0.0),
+        corner(1.0, 0.0),
+        corner(1.0, 1.0),
+        corner(0.0, 1.0),
+    ];
+    let geometry = BoardGeometry::from_corners(LINES, corners)?;
+    Some((row_clarity + column_clarity, locate::image_order(&geometry)))
+}
+
+fn warped(response: &Mat, to_straight: &Homography, side: i32) -> opencv::Result<Mat> {
+    let matrix = Mat::from_slice_2d(to_straight)?;
+    let mut warped = Mat::default();
+    imgproc::warp_perspective(
+        response,
+        &mut warped,
+        &matrix,
+        Size::new(side, side),
+        imgproc::INTER_LINEAR,
+        core::BORDER_CONSTANT,
+        core::Scalar::all(0.0),
+    )?;
+    if warped.is_continuous() {
+        Ok(warped)
+    } else {
+        warped.try_clone()
+    }
+}
+
+/// The smallest share of the quadrilateral's width the squares may fill: a board's margin
+/// is rarely more than a square each side of eight.
+const MIN_FILL: f64 = 0.72;
+/// Spacings tried from that share up to the whole width.
+const FILL_STEPS: usize = 56;
+/// How far the run may sit off the quadrilateral's middle, in squares: the outline may
+/// take in the bottom of the board's side on the camera's side.
+const OFF_MIDDLE: f64 = 0.35;
+
+/// In a profile of the straightened view (the quadrilateral from `margin` to `margin` +
+/// [`STRAIGHT`]), the run of 9 equally spaced lines that stands out most, as (its first
+/// line, its spacing), with its clarity: the lines' mean response above the middles of the
+/// squares beside them, over the profile's own spread. Every inner line but one must
+/// stand out.
+fn lattice_in_profile(profile: &[f64], margin: f64) -> Option<((f64, f64), f64)> {
+    let value = |at: f64| -> f64 {
+        let i = at.floor().clamp(0.0, (profile.len() - 2) as f64) as usize;
+        let f = (at - i as f64).clamp(0.0, 1.0);
+        profile[i] * (1.0 - f) + profile[i + 1] * f
+    };
+    let spread = {
+        let mut sorted = profile.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted[sorted.len() / 2];
+        let mut deviations: Vec<f64> = sorted.iter().map(|v| (v - median).abs()).collect();
+        deviations.sort_by(f64::total_cmp);
+        deviations[deviations.len() / 2] + 0.05
+    };
+    let squares = (LINES - 1) as f64;
+    let mut best: Option<((f64, f64), f64)> = None;
+    for step in 0..=FILL_STEPS {
+        let fill = MIN_FILL + (1.0 - MIN_FILL) * step as f64 / FILL_STEPS as f64;
+        let spacing = STRAIGHT * fill / squares;
+        let centred = margin + (STRAIGHT - squares * spacing) / 2.0;
+        let mut first = centred - OFF_MIDDLE * spacing;
+        while first <= centred + OFF_MIDDLE * spacing {
+            let contrasts: Vec<f64> = (0..LINES)
+                .map(|k| {
+                    let line = value(first + k as f64 * spacing);
+                    let beside: Vec<f64> = [k as f64 - 0.5, k as f64 + 0.5]
+                        .into_iter()
+                        .filter(|&m| (0.0..=squares).contains(&m))
+                        .map(|m| value(first + m * spacing))
+                        .collect();
+                    line - beside.iter().sum::<f64>() / beside.len() as f64
+                })
+                .collect();
+            let weak = contrasts[1..LINES - 1]
+                .iter()
+                .filter(|&&c| c <= 0.0)
+                .count();
+            if weak <= 1 {
+                let clarity = contrasts.iter().sum::<f64>() / LINES as f64 / spread;
+                if best.is_none_or(|(_, b)| clarity > b) {
+                    best = Some(((first, spacing), clarity));
+                }
+            }
+            first += 1.0;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Color;
+    use crate::games::Occupancy;
+    use opencv::core::{CV_8UC3, Point, Scalar};
+
+    /// The straightened board's side in pixels, its squares and its rim.
+    const BOARD: i32 = 600;
+    const SQUARE: i32 = 66;
+    const RIM: i32 = (BOARD - 8 * SQUARE) / 2;
+    /// Where the straightened board's corners land in the 1280×720 picture: seen from a
+    /// player's side at a slant, the far edge shorter.
+    const QUAD: [[f64; 2]; 4] = [
+        [430.0, 130.0],
+        [860.0, 140.0],
+        [1010.0, 640.0],
+        [280.0, 620.0],
+    ];
+
+    fn straight_to_image() -> Homography {
+        let side = f64::from(BOARD);
+        homography_from_4(&[[0.0, 0.0], [side, 0.0], [side, side], [0.0, side]], &QUAD).unwrap()
+    }
+
+    /// The lattice of the drawn lines in the picture, image order.
+    fn true_lattice() -> BoardGeometry {
+        let h = straight_to_image();
+        let (near, far) = (f64::from(RIM), f64::from(RIM + 8 * SQUARE));
+        let corners = [[near, near], [far, near], [far, far], [near, far]].map(|p| apply(&h, p));
+        locate::image_order(&BoardGeometry::from_corners(LINES, corners).unwrap())
+    }
+
+    /// A wooden board with lines `faintness` grey levels under the wood, grained, on a
+    /// darker table, the pieces of `position` (straightened rows) standing as dark and
+    /// light blocks; seen through [`QUAD`].
+    fn faint_board(faintness: f64, position: Option<&Occupancy>) -> Mat {
+        let wood = [95.0, 140.0, 175.0];
+        let mut board = Mat::new_rows_cols_with_default(
+            BOARD,
+            BOARD,
+            CV_8UC3,
+            Scalar::new(wood[0], wood[1], wood[2], 0.0),
+        )
+        .unwrap();
+        // Grain: soft stripes of uneven spacing across the whole board, each a third as
+        // dark as a line is.
+        for y in (0..BOARD).filter(|y| (y * 37 % 23) < 4) {
+            let shade = -faintness / 3.0;
+            imgproc::line(
+                &mut board,
+                Point::new(0, y),
+                Point::new(BOARD, y + 9),
+                Scalar::new(wood[0] + shade, wood[1] + shade, wood[2] + shade, 0.0),
+                3,
+                imgproc::LINE_AA,
+                0,
+            )
+            .unwrap();
+        }
+        let ink = Scalar::new(
+            wood[0] - faintness,
+            wood[1] - faintness,
+            wood[2] - faintness,
+            0.0,
+        );
+        for i in 0..=8 {
+            let k = RIM + i * SQUARE;
+            for (from, to) in [
+                ((k, RIM), (k, RIM + 8 * SQUARE)),
+                ((RIM, k), (RIM + 8 * SQUARE, k)),
+            ] {
+                imgproc::line(
+                    &mut board,
+                    Point::new(from.0, from.1),
+                    Point::new(to.0, to.1),
+                    ink,
+                    2,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        if let Some(position) = position {
+            for row in 0..8 {
+                for col in 0..8 {
+                    let Some(colour) = position.get(row, col) else {
+                        continue;
+                    };
+                    let body = match colour {
+                        Color::White => Scalar::new(215.0, 225.0, 230.0, 0.0),
+                        Color::Black => Scalar::new(30.0, 30.0, 35.0, 0.0),
+                    };
+                    let (x, y) = (RIM + col as i32 * SQUARE, RIM + row as i32 * SQUARE);
+                    imgproc::circle(
+                        &mut board,
+                        Point::new(x + SQUARE / 2, y + SQUARE / 2),
+                        SQUARE * 3 / 10,
+                        body,
+                        -1,
+                        imgproc::LINE_AA,
+                        0,
+                    )
+                    .unwrap();
+                }
+            }
+        }
+        let mut image =
+            Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::new(45.0, 60.0, 75.0, 0.0))
+                .unwrap();
+        let matrix = Mat::from_slice_2d(&straight_to_image()).unwrap();
+        imgproc::warp_perspective(
+            &board,
+            &mut image,
+            &matrix,
+            Size::new(1280, 720),
+            imgproc::INTER_LINEAR,
+            core::BORDER_TRANSPARENT,
+            core::Scalar::all(0.0),
+        )
+        .unwrap();
+        let mut noise =
+            Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::all(0.0)).unwrap();
+        core::randn(&mut noise, &Scalar::all(0.0), &Scalar::all(3.0)).unwrap();
+        let mut noisy = Mat::default();
+        core::add(&image, &noise, &mut noisy, &core::no_array(), -1).unwrap();
+        noisy
+    }
+
+    /// The side of one square of the true lattice in the picture, about.
+    fn square_side() -> f64 {
+        locate::quad_area(&true_lattice().corners()).sqrt() / 8.0
+    }
+
+    #[test]
+    fn a_grid_a_few_grey_levels_under_its_wood_is_found_through_the_outline() {
+        let image = faint_board(6.0, None);
+        let truth = true_lattice();
+        let found = faint_grids(&image, 6).unwrap();
+        let nearest = found
+            .iter()
+            .map(|geometry| geometry.corner_shift(&truth))
+            .fold(f64::MAX, f64::min);
+        assert!(
+            nearest < square_side() / 5.0,
+            "nearest candidate {nearest:.1} px off (a square is {:.0}): {:?}",
+            square_side(),
+            found.iter().map(BoardGeometry::corners).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_grid_with_its_pieces_standing_is_still_found() {
+        let start = crate::geometry::eight::EightGame::Makruk.starts()[0].clone();
+        let image = faint_board(6.0, Some(&start));
+        let truth = true_lattice();
+        let found = faint_grids(&image, 6).unwrap();
+        assert!(
+            found
+                .iter()
+                .any(|geometry| geometry.corner_shift(&truth) < square_side() / 5.0),
+            "{:?}",
+            found.iter().map(BoardGeometry::corners).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_faint_grid_nothing_else_finds_is_placed_where_it_reads_the_start() {
+        use crate::detect_eight::{Placement, on_position};
+        use crate::geometry::eight::EightGame;
+        let starts = EightGame::Makruk.starts();
+        let image = faint_board(6.0, Some(&starts[0]));
+        let located = crate::geometry::eight::locate(&image).unwrap().board;
+        assert!(located.is_none(), "the locator found it after all");
+        let (board, placement) = on_position(&image, None, EightGame::Makruk, &starts)
+            .unwrap()
+            .expect("the faint grid");
+        assert_eq!(placement, Placement::FaintGrid);
+        assert!(board.geometry.corner_shift(&true_lattice()) < square_side() / 5.0);
+        // With nothing on it that reads as the start, the same grid is not taken.
+        let bare = faint_board(6.0, None);
+        assert!(
+            on_position(&bare, None, EightGame::Makruk, &starts)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_bare_table_places_no_board() {
+        use crate::detect_eight::on_position;
+        use crate::geometry::eight::EightGame;
+        let table =
+            Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::new(45.0, 60.0, 75.0, 0.0))
+                .unwrap();
+        let mut noise =
+            Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::all(0.0)).unwrap();
+        core::randn(&mut noise, &Scalar::all(0.0), &Scalar::all(3.0)).unwrap();
+        let mut image = Mat::default();
+        core::add(&table, &noise, &mut image, &core::no_array(), -1).unwrap();
+        let starts = EightGame::Makruk.starts();
+        assert!(
+            on_position(&image, None, EightGame::Makruk, &starts)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn nine_evenly_spaced_lines_are_found_in_a_profile() {
+        // A straightened view's profile: flat with small ripples, nine bumps 33 apart from 50.
+        let side = (1.2 * STRAIGHT) as usize;
+        let margin = 0.1 * STRAIGHT;
+        let profile: Vec<f64> = (0..side)
+            .map(|i| {
+                let ripple = ((i as f64) * 0.7).sin() * 0.3;
+                let on_line = (0..LINES).any(|k| (i as f64 - (50.0 + 33.0 * k as f64)).abs() < 1.5);
+                ripple + if on_line { 3.0 } else { 0.0 }
+            })
+            .collect();
+        let ((first, spacing), clarity) = lattice_in_profile(&profile, margin).expect("a run");
+        assert!((first - 50.0).abs() < 2.0, "first line at {first}");
+        assert!((spacing - 33.0).abs() < 0.5, "spacing {spacing}");
+        assert!(clarity > 1.0);
+        // A figure's edge, stronger than any line, beside the run does not move it.
+        let mut with_edge = profile.clone();
+        for value in &mut with_edge[40..44] {
+            *value += 12.0;
+        }
+        let ((first, spacing), _) = lattice_in_profile(&with_edge, margin).expect("a run");
+        assert!((first - 50.0).abs() < 2.0 && (spacing - 33.0).abs() < 0.5);
+        // A flat profile has no line standing out.
+        assert!(lattice_in_profile(&vec![1.0; side], margin).is_none());
+    }
+}
