@@ -82,11 +82,16 @@ async fn until(
     }
 }
 
+/// Saves the page as `name`: into `docs/` when `KRADAN_REFRESH_DOCS` is set (the pictures
+/// the docs show), else into the temporary folder, so a test run leaves the tree clean.
 async fn screenshot(client: &Client, name: &str) {
     let png = client.screenshot().await.unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("docs")
-        .join(name);
+    let folder = if std::env::var_os("KRADAN_REFRESH_DOCS").is_some() {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs")
+    } else {
+        std::env::temp_dir()
+    };
+    let path = folder.join(name);
     std::fs::write(&path, png).unwrap();
     eprintln!("screenshot: {}", path.display());
 }
