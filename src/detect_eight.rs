@@ -133,11 +133,11 @@ pub fn on_position(
         Ok(least_mismatches(&reading, expected))
     };
     // The board, or the best of the lattices a square beside it when that one reads
-    // `expected` clearly better.
-    let settled = |board: EightBoard| -> opencv::Result<(EightBoard, bool, usize)> {
+    // `expected` clearly better, with its mismatches.
+    let settled = |board: EightBoard| -> opencv::Result<(EightBoard, Placement, usize)> {
         let found = misfit(&board)?;
         if found <= WINDOW_TOLERANCE {
-            return Ok((board, false, found));
+            return Ok((board, Placement::Located, found));
         }
         let mut best: Option<(usize, EightBoard)> = None;
         for (columns, rows) in board8::SQUARE_STEPS {
@@ -156,24 +156,16 @@ pub fn on_position(
             Some((mismatches, moved))
                 if 2 * mismatches <= found && found - mismatches >= board8::SQUARES =>
             {
-                (moved, true, mismatches)
+                (moved, Placement::MovedBySquare, mismatches)
             }
-            _ => (board, false, found),
+            _ => (board, Placement::Located, found),
         })
     };
-    let located = match located {
-        Some(board) => Some(settled(board)?),
-        None => None,
-    };
-    if let Some((board, moved, found)) = &located
+    let located = located.map(settled).transpose()?;
+    if let Some((board, placement, found)) = &located
         && *found <= WINDOW_TOLERANCE
     {
-        let placement = if *moved {
-            Placement::MovedBySquare
-        } else {
-            Placement::Located
-        };
-        return Ok(Some((board.clone(), placement)));
+        return Ok(Some((board.clone(), *placement)));
     }
     let mut faint: Option<(EightBoard, usize)> = None;
     for geometry in crate::geometry::outline::faint_grids(image, FAINT_CANDIDATES)? {
@@ -188,14 +180,7 @@ pub fn on_position(
             Some((board, Placement::FaintGrid))
         }
         (None, Some((board, _))) => Some((board, Placement::FaintGrid)),
-        (Some((board, moved, _)), _) => Some((
-            board,
-            if moved {
-                Placement::MovedBySquare
-            } else {
-                Placement::Located
-            },
-        )),
+        (Some((board, placement, _)), _) => Some((board, placement)),
         (None, None) => None,
     })
 }

@@ -550,11 +550,17 @@ mod tests {
             core::Scalar::all(0.0),
         )
         .unwrap();
+        with_noise(&image)
+    }
+
+    /// `image` with a camera's noise, 3 grey levels.
+    fn with_noise(image: &Mat) -> Mat {
         let mut noise =
-            Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::all(0.0)).unwrap();
+            Mat::new_rows_cols_with_default(image.rows(), image.cols(), CV_8UC3, Scalar::all(0.0))
+                .unwrap();
         core::randn(&mut noise, &Scalar::all(0.0), &Scalar::all(3.0)).unwrap();
         let mut noisy = Mat::default();
-        core::add(&image, &noise, &mut noisy, &core::no_array(), -1).unwrap();
+        core::add(image, &noise, &mut noisy, &core::no_array(), -1).unwrap();
         noisy
     }
 
@@ -624,11 +630,7 @@ mod tests {
         let table =
             Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::new(45.0, 60.0, 75.0, 0.0))
                 .unwrap();
-        let mut noise =
-            Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::all(0.0)).unwrap();
-        core::randn(&mut noise, &Scalar::all(0.0), &Scalar::all(3.0)).unwrap();
-        let mut image = Mat::default();
-        core::add(&table, &noise, &mut image, &core::no_array(), -1).unwrap();
+        let image = with_noise(&table);
         let starts = EightGame::Makruk.starts();
         assert!(
             on_position(&image, None, EightGame::Makruk, &starts)
