@@ -640,7 +640,7 @@ fn segment_angle(s: &[f64; 4]) -> f64 {
         .rem_euclid(std::f64::consts::PI)
 }
 
-fn angle_between(a: f64, b: f64) -> f64 {
+pub(super) fn angle_between(a: f64, b: f64) -> f64 {
     let d = (a - b).rem_euclid(std::f64::consts::PI);
     d.min(std::f64::consts::PI - d)
 }

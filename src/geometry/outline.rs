@@ -16,7 +16,7 @@
 //! position, or the recorded one), which is why this returns candidates, best first,
 //! rather than one board.
 
-use super::locate::{self, colour_steps, morphology, percentile, reduced_to};
+use super::locate::{self, angle_between, colour_steps, morphology, percentile, reduced_to};
 use super::{BoardGeometry, Homography, apply, homography_from_4, invert};
 use opencv::core::{self, Mat, Size, Vec2f, Vector};
 use opencv::imgproc;
@@ -102,15 +102,18 @@ fn outline_responses(small: &Mat) -> opencv::Result<(Mat, Mat)> {
 
 /// `response` at 255 where it reaches its `fraction` percentile (and at least `floor`).
 fn thresholded(response: &Mat, fraction: f64, floor: u8) -> opencv::Result<Mat> {
-    let response = if response.is_continuous() {
-        response.clone()
+    // The percentile reads the bytes in one run, which only a continuous Mat has.
+    let copy;
+    let continuous = if response.is_continuous() {
+        response
     } else {
-        response.try_clone()?
+        copy = response.try_clone()?;
+        &copy
     };
-    let level = percentile(response.data_bytes()?, fraction).max(floor);
+    let level = percentile(continuous.data_bytes()?, fraction).max(floor);
     let mut binary = Mat::default();
     imgproc::threshold(
-        &response,
+        response,
         &mut binary,
         f64::from(level) - 0.5,
         255.0,
@@ -185,11 +188,6 @@ fn same_line(a: &Line, b: &Line, longest: f64) -> bool {
         || ((a.0 + b.0).abs() < near && ((a.1 - b.1).abs() - std::f64::consts::PI).abs() < close)
 }
 
-fn angle_apart(a: f64, b: f64) -> f64 {
-    let d = (a - b).rem_euclid(std::f64::consts::PI);
-    d.min(std::f64::consts::PI - d)
-}
-
 fn intersection(a: &Line, b: &Line) -> Option<[f64; 2]> {
     let (ca, sa, cb, sb) = (a.1.cos(), a.1.sin(), b.1.cos(), b.1.sin());
     let det = ca * sb - sa * cb;
@@ -202,13 +200,13 @@ fn quadrilaterals(lines: &[Line], covered: &Mat, longest: f64) -> Vec<[[f64; 2];
     let (width, height) = (f64::from(covered.cols()), f64::from(covered.rows()));
     let pairs: Vec<(usize, usize)> = (0..lines.len())
         .flat_map(|i| (i + 1..lines.len()).map(move |j| (i, j)))
-        .filter(|&(i, j)| angle_apart(lines[i].1, lines[j].1) < 35f64.to_radians())
+        .filter(|&(i, j)| angle_between(lines[i].1, lines[j].1) < 35f64.to_radians())
         .collect();
     let mut quads: Vec<(f64, [[f64; 2]; 4])> = Vec::new();
     for (a, &(i, j)) in pairs.iter().enumerate() {
         for &(k, l) in &pairs[a + 1..] {
             if [k, l].iter().any(|m| [i, j].contains(m))
-                || angle_apart(lines[i].1, lines[k].1) < 40f64.to_radians()
+                || angle_between(lines[i].1, lines[k].1) < 40f64.to_radians()
             {
                 continue;
             }
