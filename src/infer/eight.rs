@@ -134,11 +134,16 @@ pub struct Expected {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ColourSlip {
     pub share: f32,
-    /// The recorded position's state of each square ([`state_index`]).
+    /// The recorded position's state of each square ([`state_index`]), or
+    /// [`FORGIVEN`].
     recorded: [u8; 64],
     /// The squares it is forgiven on (bit `row * 8 + col`).
     squares: u64,
 }
+
+/// A square's recorded state in a [`ColourSlip`] where the slip is forgiven whatever stood
+/// there ([`Expected::forgiving`]).
+const FORGIVEN: u8 = 3;
 
 impl ColourSlip {
     pub fn over(share: f32, recorded: &Occupancy) -> ColourSlip {
@@ -169,6 +174,9 @@ pub struct Fit {
     pub contradicted: usize,
     /// Squares it fits only by a colour slip.
     pub slipped: usize,
+    /// Of those, the squares the recorded position holds empty: a piece it has arrive
+    /// there that shows only as the other side's.
+    pub slipped_arrivals: usize,
     /// The least probability a square gives the states allowed there (1 when none).
     pub weakest: f32,
 }
@@ -193,7 +201,7 @@ impl Expected {
     /// the other side's, so its colour there is no evidence either way.
     pub fn forgiving(mut self, row: usize, col: usize) -> Expected {
         if let Some(slip) = &mut self.slip {
-            slip.recorded[row * 8 + col] = 0;
+            slip.recorded[row * 8 + col] = FORGIVEN;
         }
         self
     }
@@ -204,21 +212,22 @@ impl Expected {
         self.masks[row * 8 + col] |= 1 << state_index(color);
     }
 
-    /// How well square `index`'s probabilities fit the states allowed there, and whether
-    /// only a colour slip makes them fit.
-    fn square(&self, index: usize, p: &[f32; 3]) -> (f32, bool) {
+    /// How well square `index`'s probabilities fit the states allowed there, and, when
+    /// only a colour slip makes them fit, the recorded position's state there
+    /// ([`state_index`]).
+    fn square_slip(&self, index: usize, p: &[f32; 3]) -> (f32, Option<u8>) {
         let mask = self.masks[index];
         let best = (0..3)
             .filter(|&s| mask & (1 << s) != 0)
             .map(|s| p[s])
             .fold(0.0f32, f32::max);
         if best >= CONTRADICTED {
-            return (best, false);
+            return (best, None);
         }
         let own = match mask {
             0b010 => 1,
             0b100 => 2,
-            _ => return (best, false),
+            _ => return (best, None),
         };
         // 1 dark, 2 light: the other side is 3 - own.
         match self.slip {
@@ -228,12 +237,12 @@ impl Expected {
             {
                 let slipped = slip.share * p[3 - own];
                 if slipped >= CONTRADICTED {
-                    (slipped, true)
+                    (slipped, Some(slip.recorded[index]))
                 } else {
-                    (best.max(slipped), false)
+                    (best.max(slipped), None)
                 }
             }
-            _ => (best, false),
+            _ => (best, None),
         }
     }
 
@@ -243,12 +252,14 @@ impl Expected {
             log: 0.0,
             contradicted: 0,
             slipped: 0,
+            slipped_arrivals: 0,
             weakest: 1.0,
         };
         for (index, p) in seen.squares.iter().enumerate().take(64) {
-            let (best, slipped) = self.square(index, p);
+            let (best, slip) = self.square_slip(index, p);
             fit.contradicted += usize::from(best < CONTRADICTED);
-            fit.slipped += usize::from(slipped);
+            fit.slipped += usize::from(slip.is_some());
+            fit.slipped_arrivals += usize::from(slip == Some(0));
             fit.weakest = fit.weakest.min(best);
             fit.log += best.max(FLOOR).ln();
         }
@@ -257,7 +268,7 @@ impl Expected {
 
     /// Whether square `index` fits this explanation (a colour slip included).
     pub fn fits(&self, index: usize, p: &[f32; 3]) -> bool {
-        self.square(index, p).0 >= CONTRADICTED
+        self.square_slip(index, p).0 >= CONTRADICTED
     }
 }
 
@@ -279,6 +290,9 @@ pub enum Ranking<T> {
     /// The best fits, but another (the second) fits almost as well: wait for a better
     /// look, or act on what the two agree on.
     Unsure(T, T),
+    /// The only explanation that fits has a piece arrive on a square that shows it as the
+    /// other side's ([`Fit::slipped_arrivals`]): wait for a better look before acting on it.
+    Slipped(T),
     /// No explanation fits every square.
     Unexplained,
 }
@@ -309,12 +323,13 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
         .into_iter()
         .map(|c| (c.expected.fit(seen), c.prior, c.what))
         .collect();
-    let mut scored: Vec<(f32, usize, f32, T)> = Vec::new();
+    // (score, slipped squares, slipped arrivals, prior, explanation)
+    let mut scored: Vec<(f32, usize, usize, f32, T)> = Vec::new();
     let mut plain_contradicted: Option<(f32, T)> = None;
     for (fit, prior, what) in fitted {
         let score = fit.log + prior;
         if fit.contradicted == 0 {
-            scored.push((score, fit.slipped, prior, what));
+            scored.push((score, fit.slipped, fit.slipped_arrivals, prior, what));
         } else if fit.contradicted == 1
             && fit.weakest >= HALF_CONTRADICTED
             && fit.slipped == 0
@@ -326,14 +341,14 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
             plain_contradicted = Some((score, what));
         }
     }
-    if scored.iter().any(|(_, slipped, _, _)| *slipped == 0) {
-        scored.retain(|(_, slipped, _, _)| *slipped == 0);
+    if scored.iter().any(|(_, slipped, ..)| *slipped == 0) {
+        scored.retain(|(_, slipped, ..)| *slipped == 0);
     }
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut ranked = scored.into_iter();
     match (ranked.next(), ranked.next()) {
         (None, _) => Ranking::Unexplained,
-        (Some((best, _, prior, what)), _)
+        (Some((best, _, _, prior, what)), _)
             if prior <= DOUBTFUL_PRIOR
                 && plain_contradicted
                     .as_ref()
@@ -342,10 +357,14 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
             let (_, plain) = plain_contradicted.expect("checked above");
             Ranking::Unsure(plain, what)
         }
-        (Some((best, _, _, what)), Some((second, _, _, other))) if best - second < CLEAR_MARGIN => {
+        (Some((best, .., what)), Some((second, .., other))) if best - second < CLEAR_MARGIN => {
             Ranking::Unsure(what, other)
         }
-        (Some((_, _, _, what)), _) => Ranking::Clear(what),
+        // On Makruk 310513 (640×480) an arm held over the board, read as a dark piece on
+        // g1, left the Khon f2-g1 the one explanation, a White piece showing Black's
+        // colour where it arrived; half a second later the Khon stood on f3.
+        (Some((_, _, arrivals, _, what)), _) if arrivals > 0 => Ranking::Slipped(what),
+        (Some((.., what)), _) => Ranking::Clear(what),
     }
 }
 
@@ -465,7 +484,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
     {
         // A change no hand made stood: a disturbance, whatever follows it, flagged if it
         // stood long enough before this sighting began.
-        disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
+        flush_disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
         stage.raise_due(seen, true, &mut outcomes);
     }
     let reading = match rank(stage.candidates(), seen) {
@@ -474,7 +493,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                 && earlier.since != seen.since
             {
                 // Disturbed and put right: flagged if it had stood long enough.
-                disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
+                flush_disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
                 stage.raise_due(seen, true, &mut outcomes);
             }
             stage.resolve(seen, &mut outcomes);
@@ -482,6 +501,13 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
             return outcomes;
         }
         Ranking::Clear(reading) if seen.hand_seen => reading,
+        Ranking::Slipped(best) if seen.hand_seen || stage.waiting().unsure == Some(best) => {
+            if stood < unexplained && !stills {
+                stage.waiting().unsure = Some(best);
+                return outcomes;
+            }
+            best
+        }
         Ranking::Unsure(best, second) if seen.hand_seen => {
             if let Some(first) = S::first_move(&best).filter(|&m| S::first_move(&second) == Some(m))
             {
@@ -504,7 +530,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
             {
                 // An irregular sighting the board has since moved on from: it stood, so
                 // it happened.
-                disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
+                flush_disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
                 outcomes.extend(observe_once(stage, seen));
                 return outcomes;
             }
@@ -551,6 +577,18 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
 fn disturbed<S: Stage>(stage: &mut S, seen: &Seen8, outcomes: &mut Vec<S::Outcome>) {
     stage.waiting().acted = true;
     stage.irregular(seen, outcomes);
+}
+
+/// An earlier sighting's change, noticed as the board moves on from it. It was not the
+/// sighting now seen, so it ends no hand's turn unless it raises something: the hands
+/// seen since came after it. On Makruk 310518 a square the reader lost was doubted as
+/// Black's hand dropped a piece; the hand count began again and the drop, seen with no
+/// hand, was doubted too.
+fn flush_disturbed<S: Stage>(stage: &mut S, seen: &Seen8, outcomes: &mut Vec<S::Outcome>) {
+    let acted = stage.waiting().acted;
+    let before = outcomes.len();
+    stage.irregular(seen, outcomes);
+    stage.waiting().acted = acted || outcomes.len() > before;
 }
 
 /// The squares of `pushed` (pieces the camera saw pushed off their squares' centres,
@@ -793,26 +831,55 @@ impl<K: Copy> Differences<K> {
         self.contradicted(seen, rules)
     }
 
+    /// Remembers, with no flag due, the squares of `squares` (bit `row * 8 + col`) where
+    /// the sighting shows a piece the rules' position does not have: squares the stage
+    /// knows the reader to see wrongly there ([`around`] a move's squares). Returns the
+    /// squares remembered.
+    pub fn doubt_appeared_on(
+        &mut self,
+        seen: &Seen8,
+        rules: &Occupancy,
+        squares: u64,
+    ) -> Vec<Cell> {
+        self.contradicted_where(seen, rules, |(row, col), shown| {
+            squares & (1 << (row * 8 + col)) != 0
+                && rules.get(row, col).is_none()
+                && shown.is_some()
+        })
+    }
+
     /// Notes, with no flag and no suspicion yet, every square not yet known where the
     /// sighting confidently contradicts the rules' position; returns them.
     fn contradicted(&mut self, seen: &Seen8, rules: &Occupancy) -> Vec<Cell> {
+        self.contradicted_where(seen, rules, |_, _| true)
+    }
+
+    /// As [`Differences::contradicted`], on the squares `noted` takes, given the square
+    /// and what the sighting shows there.
+    fn contradicted_where(
+        &mut self,
+        seen: &Seen8,
+        rules: &Occupancy,
+        noted: impl Fn(Cell, Option<Color>) -> bool,
+    ) -> Vec<Cell> {
         let read = seen.read();
         // Known squares are skipped below, so what `expect` allows on them is not asked.
         let unchanged = self.expect(rules, Some(rules));
         let mut added = Vec::new();
         for row in 0..8 {
             for col in 0..8 {
-                let expected = rules.get(row, col);
+                let shown = read.get(row, col);
                 if unchanged.fits(row * 8 + col, &seen.squares[row * 8 + col])
                     || self.squares.contains_key(&(row, col))
+                    || !noted((row, col), shown)
                 {
                     continue;
                 }
                 self.squares.insert(
                     (row, col),
                     Discrepancy {
-                        expected,
-                        shown: read.get(row, col),
+                        expected: rules.get(row, col),
+                        shown,
                         flag: None,
                         suspected: None,
                         misread: false,
@@ -898,6 +965,25 @@ impl<K: Copy> Differences<K> {
 }
 
 /// The squares as bits `row * 8 + col`.
+/// The squares next to `squares` and not among them (bit `row * 8 + col`): where a
+/// figure that comes to stand beside a bare square, in front of it or behind, changes
+/// how the reader sees it. On held-out Makruk renders (310494, 310502, 310514, 310516)
+/// a square beside the one a figure had just come to read as a piece, 0.9 to 0.99 sure,
+/// and was flagged as one added: 7 of 19 false `added` flags. A piece dropped by
+/// accident comes with a hand of its own, after the move.
+pub fn around(squares: &[Cell]) -> u64 {
+    squares.iter().fold(0u64, |bits, &(row, col)| {
+        bits | square_bits(&neighbours(row, col).collect::<Vec<_>>())
+    }) & !square_bits(squares)
+}
+
+/// The up to eight squares around (`row`, `col`) on the board.
+fn neighbours(row: usize, col: usize) -> impl Iterator<Item = Cell> {
+    (row.saturating_sub(1)..=(row + 1).min(7))
+        .flat_map(move |r| (col.saturating_sub(1)..=(col + 1).min(7)).map(move |c| (r, c)))
+        .filter(move |&square| square != (row, col))
+}
+
 fn square_bits(squares: &[Cell]) -> u64 {
     squares
         .iter()
@@ -1046,6 +1132,43 @@ mod tests {
             ..seen
         };
         assert_eq!(captured.with_slip(slip).fit(&seen).contradicted, 1);
+    }
+
+    #[test]
+    fn a_piece_that_arrives_showing_the_other_sides_colour_is_not_taken_at_once() {
+        // A light piece on d5 (row 3, col 3) goes to e5, read dark there: only the slip
+        // explains it, on a square the record holds empty.
+        let mut rows = EMPTY;
+        rows[3] = "...W....";
+        let recorded = Occupancy::from_text_rows(&rows).unwrap();
+        let slip = ColourSlip::over(0.25, &recorded);
+        let mut moved_rows = EMPTY;
+        moved_rows[3] = "....W...";
+        let mut squares = sure(&EMPTY);
+        squares[28] = [0.04, 0.92, 0.04];
+        let seen = Seen8 {
+            squares: &squares,
+            since: 0.0,
+            now: 0.0,
+            hand_seen: true,
+            motion_seen: true,
+        };
+        let candidates = vec![
+            Candidate {
+                what: "kept",
+                expected: Expected::of(&recorded).with_slip(slip),
+                prior: 0.0,
+            },
+            Candidate {
+                what: "moved",
+                expected: Expected::of(&Occupancy::from_text_rows(&moved_rows).unwrap())
+                    .with_slip(slip),
+                prior: 0.0,
+            },
+        ];
+        let fit = candidates[1].expected.fit(&seen);
+        assert_eq!((fit.slipped, fit.slipped_arrivals), (1, 1));
+        assert!(matches!(rank(candidates, &seen), Ranking::Slipped("moved")));
     }
 
     #[test]

@@ -611,8 +611,15 @@ impl MakrukInference {
             && !matches!(reading, Reading::Nothing)
             && left < changed.len()
         {
-            // A move beside a disturbance: the move is recorded, the rest flagged.
+            // A move beside a disturbance: the move is recorded, the rest flagged, but for
+            // a piece read where none stands next to the squares the move changed.
             self.apply(reading, seen, outcomes);
+            let (moved, _, _) = changes(&rules, &self.position.occupancy());
+            self.differences.doubt_appeared_on(
+                seen,
+                &self.position.occupancy(),
+                super::eight::around(&moved),
+            );
             self.irregular(
                 &Seen8 {
                     hand_seen: false,
@@ -876,6 +883,112 @@ mod tests {
             .find(|m| m.uci() == uci)
             .unwrap();
         position.after(&mv)
+    }
+
+    #[test]
+    fn a_move_seen_only_through_an_arm_read_as_the_other_side_waits_for_a_better_look() {
+        // As on Makruk 310513: White's Khon leaves f1 while the arm over g2 reads as a
+        // dark piece there. The Khon f1-g2 explains it only if g2's dark reading is a
+        // White piece's slip: it is not taken at once, and the Khon seen on f2 is the move.
+        let start = Position::start();
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let mut arm = probabilities(&start.occupancy(), &[0.97; 64]);
+        let (f1, g2) = (7 * 8 + 5, 6 * 8 + 6);
+        arm[f1] = [0.5, 0.06, 0.44];
+        arm[g2] = [0.05, 0.92, 0.03];
+        assert!(game.observe(&look(&arm, 10.0)).is_empty());
+        let placed = played(&start, "f1f2");
+        let squares = probabilities(&placed.occupancy(), &[0.97; 64]);
+        let out = game.observe(&look(&squares, 11.0));
+        assert!(
+            matches!(&out[..], [Outcome::Move { san, .. }] if san == "Sf2"),
+            "{out:?}"
+        );
+        // Still the only explanation once it has stood a second: taken.
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let mut out = game.observe(&look(&arm, 10.0));
+        out.extend(game.observe(&Seen8 {
+            now: 11.1,
+            ..look(&arm, 10.0)
+        }));
+        assert!(
+            matches!(&out[..], [Outcome::Move { san, .. }] if san == "Sg2"),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_piece_read_beside_the_square_a_figure_came_to_is_no_piece_added() {
+        // 1. e4 with e5, just beyond the Bia, read as a light piece: the move, no flag. The
+        // same reading on a5, away from the move, is a piece added.
+        let start = Position::start();
+        let after = played(&start, "e3e4");
+        let sans_and_flags = |extra: usize| {
+            let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+            let mut squares = probabilities(&after.occupancy(), &[0.97; 64]);
+            squares[extra] = [0.02, 0.01, 0.97];
+            // The recorder counts the hand until a sighting is acted on.
+            let out: Vec<Outcome> = [1.3, 2.0, 3.0, 4.0, 5.0]
+                .into_iter()
+                .flat_map(|now| {
+                    game.observe(&Seen8 {
+                        now,
+                        ..look(&squares, 1.0)
+                    })
+                })
+                .collect();
+            let sans: Vec<String> = out
+                .iter()
+                .filter_map(|o| match o {
+                    Outcome::Move { san, .. } => Some(san.clone()),
+                    _ => None,
+                })
+                .collect();
+            (sans, flags(&out))
+        };
+        let (e5, a5) = (3 * 8 + 4, 3 * 8);
+        assert_eq!(sans_and_flags(e5), (vec!["e4".to_string()], vec![]));
+        assert_eq!(
+            sans_and_flags(a5),
+            (vec!["e4".to_string()], vec![RukFlag::PieceAdded])
+        );
+    }
+
+    #[test]
+    fn a_piece_dropped_while_an_earlier_misreading_is_doubted_is_still_flagged() {
+        // As on Makruk 310518: c3 reads bare with nothing moving (the reader's), then a
+        // hand drops a dark piece on e5. Doubting c3 as the board moves on is no action on
+        // the drop's sighting: the recorder keeps counting its hand, and the drop is a
+        // piece added.
+        let start = Position::start();
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let mut squares = probabilities(&start.occupancy(), &[0.97; 64]);
+        squares[5 * 8 + 2] = [0.9, 0.05, 0.05];
+        for now in [1.3, 1.6] {
+            let out = game.observe(&Seen8 {
+                squares: &squares,
+                since: 1.0,
+                now,
+                hand_seen: false,
+                motion_seen: false,
+            });
+            assert!(out.is_empty(), "{out:?}");
+        }
+        let mut dropped = squares.clone();
+        dropped[3 * 8 + 4] = [0.02, 0.96, 0.02];
+        let mut out = Vec::new();
+        let mut hand = true;
+        for now in [3.3, 4.0, 5.0, 6.0, 7.0] {
+            out.extend(game.observe(&Seen8 {
+                hand_seen: hand,
+                motion_seen: hand,
+                now,
+                ..look(&dropped, 3.0)
+            }));
+            // The recorder counts hands afresh once a sighting was acted on.
+            hand &= !game.acted();
+        }
+        assert_eq!(flags(&out), vec![RukFlag::PieceAdded], "{out:?}");
     }
 
     /// The same sighting again and again with no hand: what stands for seconds.
