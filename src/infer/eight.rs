@@ -1037,18 +1037,23 @@ mod tests {
 
     const EMPTY: [&str; 8] = ["........"; 8];
 
+    /// A sighting of `squares` taken as soon as it settled, a hand seen.
+    fn at_once(squares: &[[f32; 3]]) -> Seen8<'_> {
+        Seen8 {
+            squares,
+            since: 0.0,
+            now: 0.0,
+            hand_seen: true,
+            motion_seen: true,
+        }
+    }
+
     #[test]
     fn a_fitting_explanation_wins_and_a_contradicted_one_never_does() {
         let mut rows = EMPTY;
         rows[3] = "...B....";
         let squares = sure(&rows);
-        let seen = Seen8 {
-            squares: &squares,
-            since: 0.0,
-            now: 0.0,
-            hand_seen: true,
-            motion_seen: true,
-        };
+        let seen = at_once(&squares);
         let right = Expected::of(&Occupancy::from_text_rows(&rows).unwrap());
         let wrong = Expected::of(&Occupancy::from_text_rows(&EMPTY).unwrap());
         assert!(right.fit(&seen).log > wrong.fit(&seen).log);
@@ -1085,13 +1090,7 @@ mod tests {
         let recorded = Occupancy::from_text_rows(&rows).unwrap();
         let mut squares = sure(&rows);
         squares[28] = [0.02, 0.01, 0.97];
-        let seen = Seen8 {
-            squares: &squares,
-            since: 0.0,
-            now: 0.0,
-            hand_seen: true,
-            motion_seen: true,
-        };
+        let seen = at_once(&squares);
         let slip = ColourSlip::over(0.25, &recorded);
         let kept = Expected::of(&recorded).with_slip(slip);
         let fit = kept.fit(&seen);
@@ -1146,13 +1145,7 @@ mod tests {
         moved_rows[3] = "....W...";
         let mut squares = sure(&EMPTY);
         squares[28] = [0.04, 0.92, 0.04];
-        let seen = Seen8 {
-            squares: &squares,
-            since: 0.0,
-            now: 0.0,
-            hand_seen: true,
-            motion_seen: true,
-        };
+        let seen = at_once(&squares);
         let candidates = vec![
             Candidate {
                 what: "kept",
@@ -1175,13 +1168,7 @@ mod tests {
     fn an_unsure_square_lets_the_prior_decide_but_not_clearly() {
         let mut squares = sure(&EMPTY);
         squares[27] = [0.45, 0.4, 0.15];
-        let seen = Seen8 {
-            squares: &squares,
-            since: 0.0,
-            now: 0.0,
-            hand_seen: true,
-            motion_seen: true,
-        };
+        let seen = at_once(&squares);
         let mut rows = EMPTY;
         rows[3] = "...B....";
         let candidates = vec![
@@ -1234,13 +1221,7 @@ mod tests {
         let mut squares = sure(&EMPTY);
         squares[12] = [0.8, 0.18, 0.02];
         squares[5] = [0.9, 0.08, 0.02];
-        let seen = Seen8 {
-            squares: &squares,
-            since: 0.0,
-            now: 0.0,
-            hand_seen: true,
-            motion_seen: true,
-        };
+        let seen = at_once(&squares);
         assert!(matches!(
             rank(candidates(), &seen),
             Ranking::Unsure("Rf8", "Re8 Re7")
