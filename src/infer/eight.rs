@@ -259,7 +259,7 @@ impl Expected {
             let (best, slip) = self.square_slip(index, p);
             fit.contradicted += usize::from(best < CONTRADICTED);
             fit.slipped += usize::from(slip.is_some());
-            fit.slipped_arrivals += usize::from(slip == Some(0));
+            fit.slipped_arrivals += usize::from(slip == Some(state_index(None) as u8));
             fit.weakest = fit.weakest.min(best);
             fit.log += best.max(FLOOR).ln();
         }
@@ -964,7 +964,6 @@ impl<K: Copy> Differences<K> {
     }
 }
 
-/// The squares as bits `row * 8 + col`.
 /// The squares next to `squares` and not among them (bit `row * 8 + col`): where a
 /// figure that comes to stand beside a bare square, in front of it or behind, changes
 /// how the reader sees it. On held-out Makruk renders (310494, 310502, 310514, 310516)
@@ -972,9 +971,11 @@ impl<K: Copy> Differences<K> {
 /// and was flagged as one added: 7 of 19 false `added` flags. A piece dropped by
 /// accident comes with a hand of its own, after the move.
 pub fn around(squares: &[Cell]) -> u64 {
-    squares.iter().fold(0u64, |bits, &(row, col)| {
-        bits | square_bits(&neighbours(row, col).collect::<Vec<_>>())
-    }) & !square_bits(squares)
+    squares
+        .iter()
+        .flat_map(|&(row, col)| neighbours(row, col))
+        .fold(0u64, |bits, (row, col)| bits | 1 << (row * 8 + col))
+        & !square_bits(squares)
 }
 
 /// The up to eight squares around (`row`, `col`) on the board.
@@ -984,6 +985,7 @@ fn neighbours(row: usize, col: usize) -> impl Iterator<Item = Cell> {
         .filter(move |&square| square != (row, col))
 }
 
+/// The squares as bits `row * 8 + col`.
 fn square_bits(squares: &[Cell]) -> u64 {
     squares
         .iter()

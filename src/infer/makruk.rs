@@ -614,12 +614,10 @@ impl MakrukInference {
             // A move beside a disturbance: the move is recorded, the rest flagged, but for
             // a piece read where none stands next to the squares the move changed.
             self.apply(reading, seen, outcomes);
-            let (moved, _, _) = changes(&rules, &self.position.occupancy());
-            self.differences.doubt_appeared_on(
-                seen,
-                &self.position.occupancy(),
-                super::eight::around(&moved),
-            );
+            let played = self.position.occupancy();
+            let (moved, _, _) = changes(&rules, &played);
+            self.differences
+                .doubt_appeared_on(seen, &played, super::eight::around(&moved));
             self.irregular(
                 &Seen8 {
                     hand_seen: false,
