@@ -91,6 +91,9 @@ struct Lock8 {
     /// The last look's rectified colour picture, to see the squares' middles change.
     previous_colour: Option<Mat>,
     still_since: Option<f64>,
+    /// Since when the still view has read covered without a break: a cover is believed
+    /// only once both the stillness and the cover have lasted.
+    covered_since: Option<f64>,
     off_since: Option<f64>,
     /// The still spell (its start) in which the board was last followed from the anchor
     /// because the view read covered: once a spell.
@@ -117,6 +120,7 @@ impl Lock8 {
             previous: None,
             previous_colour: None,
             still_since: None,
+            covered_since: None,
             off_since: None,
             followed_in: None,
         }
@@ -305,6 +309,7 @@ impl EightTracker {
         lock.previous_colour = Some(rectified.try_clone()?);
         if moved >= MOTION_GAPS {
             lock.still_since = None;
+            lock.covered_since = None;
             lock.off_since = None;
             report.view = View::Moving { gaps: moved };
             self.run = None;
@@ -377,7 +382,22 @@ impl EightTracker {
         } else {
             STILL_TRUST
         };
-        if cover >= COVER_GAPS && time - still_since < trust && !self.options.stills {
+        // A cover is trusted once the view has been still and covered that long. The
+        // stillness alone is not enough: an arm that reaches in over the edge moves too
+        // few squares' corners to read as motion, so a board still for seconds before it
+        // would have the arm believed, and taken into the reference, in its first frame
+        // (Mak-hos 300442, 640×480: the reference renewed with Black's arm over the right
+        // edge; the bare edge then read covered after each of the next moves, whose
+        // 1.5 s of stillness never came before the next hand, and four moves were seen
+        // at once).
+        let covered_for = if cover >= COVER_GAPS {
+            time - *lock.covered_since.get_or_insert(time)
+        } else {
+            lock.covered_since = None;
+            0.0
+        };
+        let trusted_for = (time - still_since).min(covered_for);
+        if cover >= COVER_GAPS && trusted_for < trust && !self.options.stills {
             report.view = View::Covered { gaps: cover };
             self.run = None;
             return Ok(report);
@@ -463,7 +483,7 @@ impl EightTracker {
                 .reference
                 .as_ref()
                 .is_some_and(|(_, reading)| reading != run.occupancy());
-            let clean = cover == 0 || time - still_since >= STILL_TRUST;
+            let clean = cover == 0 || trusted_for >= STILL_TRUST;
             if ((stale || lock.carried) && clean) || lock.reference.is_none() || renew {
                 if renew && !is_new {
                     report.events.push(TrackEvent::Renewed);
@@ -1593,6 +1613,41 @@ mod tests {
         let four = [[2.0, 4.0], [6.0, 4.0], [4.0, 2.0], [4.0, 6.0]];
         assert!(matches!(view_at(&four, 1.6), View::Covered { .. }));
         assert_eq!(view_at(&four, 2.4), View::Clear);
+    }
+
+    #[test]
+    fn a_cover_that_creeps_in_after_a_long_still_spell_waits_its_own_trust() {
+        let (frame, _) = still(3);
+        let mut tracker = tracker();
+        for i in 0..30 {
+            tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+        }
+        // Fingers come over one corner, then a second: never enough corners at once to
+        // read as motion, so the board has been still for three seconds.
+        let one = marked(&frame, &tracker, &[[2.0, 4.0]]);
+        let two = marked(&frame, &tracker, &[[2.0, 4.0], [6.0, 4.0]]);
+        let report = tracker.analyse(&one, 3.0, 30).unwrap();
+        assert!(
+            !matches!(report.view, View::Moving { .. }),
+            "{:?}",
+            report.view
+        );
+        for i in 31..36 {
+            let report = tracker.analyse(&two, i as f64 * 0.1, i).unwrap();
+            assert!(
+                matches!(report.view, View::Covered { .. }),
+                "at {i}: {:?}",
+                report.view
+            );
+            assert!(report.settled.is_none());
+        }
+        // Gone before it was believed (its going is motion): the bare board it left is
+        // no cover.
+        tracker.analyse(&frame, 3.6, 36).unwrap();
+        for i in 37..40 {
+            let report = tracker.analyse(&frame, i as f64 * 0.1, i).unwrap();
+            assert_eq!(report.view, View::Clear, "at {i}");
+        }
     }
 
     #[test]
