@@ -275,10 +275,16 @@ fn covered_share(covered: &Mat, a: [f64; 2], b: [f64; 2]) -> f64 {
 }
 
 /// Thin dark structure of the whole picture, capped at [`RESPONSE_CAP`]: drawn lines.
+///
+/// The closing's window is kept narrow, a 150th of the picture: a line within half a
+/// window of a figure's shadow takes the shadow's darkness in the closing and vanishes,
+/// and in a start position the shadows of a full row fall along a line's whole length
+/// (Makruk 310541, 1280×720: at a 100th, two of the nine rows' lines did not show, and a
+/// lattice an eighth too tall was taken).
 fn drawn_line_response(image: &Mat) -> opencv::Result<Mat> {
     let gray = super::gray(image)?;
     let longest = f64::from(gray.cols().max(gray.rows()));
-    let side = ((longest / 100.0).round() as i32).max(3) | 1;
+    let side = ((longest / 150.0).round() as i32).max(3) | 1;
     let dark = morphology(&gray, imgproc::MORPH_BLACKHAT, side)?;
     let mut capped = Mat::default();
     core::min(
@@ -371,12 +377,17 @@ const FILL_STEPS: usize = 56;
 /// How far the run may sit off the quadrilateral's middle, in squares: the outline may
 /// take in the bottom of the board's side on the camera's side.
 const OFF_MIDDLE: f64 = 0.35;
+/// Inner lines of a run that may not stand out: in a start position two full rows of
+/// figures stand either side of the middle on each side, and their shadows can hide the
+/// line between a figures' row and an empty one on both (310541). A wrong run that this
+/// lets in still has to read the expected position, which the caller checks.
+const WEAK_INNER_LINES: usize = 2;
 
 /// In a profile of the straightened view (the quadrilateral from `margin` to `margin` +
 /// [`STRAIGHT`]), the run of 9 equally spaced lines that stands out most, as (its first
-/// line, its spacing), with its clarity: the lines' mean response above the middles of the
-/// squares beside them, over the profile's own spread. Every inner line but one must
-/// stand out.
+/// line, its spacing), with its clarity: the inner lines' mean response above the middles
+/// of the squares beside them, over the profile's own spread. All but [`WEAK_INNER_LINES`] of the
+/// inner lines must stand out.
 fn lattice_in_profile(profile: &[f64], margin: f64) -> Option<((f64, f64), f64)> {
     let value = |at: f64| -> f64 {
         let i = at.floor().clamp(0.0, (profile.len() - 2) as f64) as usize;
@@ -414,8 +425,13 @@ fn lattice_in_profile(profile: &[f64], margin: f64) -> Option<((f64, f64), f64)>
                 .iter()
                 .filter(|&&c| c <= 0.0)
                 .count();
-            if weak <= 1 {
-                let clarity = contrasts.iter().sum::<f64>() / LINES as f64 / spread;
+            if weak <= WEAK_INNER_LINES {
+                // The outer lines are left out of the clarity: a quadrilateral on the
+                // board's outline has its own sides there, darker than any drawn line, and
+                // the run on them would win whatever lies between (310541, 1280×720: the
+                // rows' run on the outline, an eighth too tall).
+                let inner = &contrasts[1..LINES - 1];
+                let clarity = inner.iter().sum::<f64>() / inner.len() as f64 / spread;
                 if best.is_none_or(|(_, b)| clarity > b) {
                     best = Some(((first, spacing), clarity));
                 }
@@ -662,5 +678,47 @@ mod tests {
         assert!((first - 50.0).abs() < 2.0 && (spacing - 33.0).abs() < 0.5);
         // A flat profile has no line standing out.
         assert!(lattice_in_profile(&vec![1.0; side], margin).is_none());
+    }
+
+    #[test]
+    fn the_outlines_own_sides_do_not_take_the_place_of_the_outer_lines() {
+        // The quadrilateral is the board's outline: its sides, far darker than any drawn
+        // line, at the profile's margins. The grid fills 0.85 of it, the shadows of two
+        // rows of figures hide two of its inner lines, and the figures' dark bases make
+        // broad bumps, some where a run on the outline's sides has its inner lines.
+        let side = (1.2 * STRAIGHT) as usize;
+        let margin = 0.1 * STRAIGHT;
+        let spacing = STRAIGHT * 0.85 / 8.0;
+        let first = margin + (STRAIGHT - 8.0 * spacing) / 2.0;
+        let profile: Vec<f64> = (0..side)
+            .map(|i| {
+                let at = i as f64;
+                let ripple = (at * 0.7).sin() * 0.2;
+                let on_outline = [margin, margin + STRAIGHT]
+                    .iter()
+                    .any(|&edge| (at - edge).abs() < 2.0);
+                let on_line = [0, 1, 2, 4, 5, 6, 8]
+                    .iter()
+                    .any(|&k| (at - (first + spacing * f64::from(k))).abs() < 1.5);
+                let on_bases = [1, 2, 3, 5, 6, 7]
+                    .iter()
+                    .any(|&k| (at - (margin + STRAIGHT / 8.0 * f64::from(k))).abs() < 6.0);
+                ripple
+                    + if on_bases { 1.0 } else { 0.0 }
+                    + if on_outline {
+                        8.0
+                    } else if on_line {
+                        2.0
+                    } else {
+                        0.0
+                    }
+            })
+            .collect();
+        let ((found_first, found_spacing), _) =
+            lattice_in_profile(&profile, margin).expect("a run");
+        assert!(
+            (found_first - first).abs() < 2.0 && (found_spacing - spacing).abs() < 0.5,
+            "found {found_first} + {found_spacing}, drawn {first} + {spacing}"
+        );
     }
 }
