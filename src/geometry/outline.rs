@@ -386,8 +386,8 @@ const WEAK_INNER_LINES: usize = 2;
 /// In a profile of the straightened view (the quadrilateral from `margin` to `margin` +
 /// [`STRAIGHT`]), the run of 9 equally spaced lines that stands out most, as (its first
 /// line, its spacing), with its clarity: the inner lines' mean response above the middles
-/// of the squares beside them, over the profile's own spread. All but [`WEAK_INNER_LINES`] of the
-/// inner lines must stand out.
+/// of the squares beside them, over the profile's own spread. All but
+/// [`WEAK_INNER_LINES`] of the inner lines must stand out.
 fn lattice_in_profile(profile: &[f64], margin: f64) -> Option<((f64, f64), f64)> {
     let value = |at: f64| -> f64 {
         let i = at.floor().clamp(0.0, (profile.len() - 2) as f64) as usize;

@@ -390,12 +390,7 @@ impl EightTracker {
         // edge; the bare edge then read covered after each of the next moves, whose
         // 1.5 s of stillness never came before the next hand, and four moves were seen
         // at once).
-        let covered_for = if cover >= COVER_GAPS {
-            time - *lock.covered_since.get_or_insert(time)
-        } else {
-            lock.covered_since = None;
-            0.0
-        };
+        let covered_for = super::covered_for(&mut lock.covered_since, cover, time);
         let trusted_for = (time - still_since).min(covered_for);
         if cover >= COVER_GAPS && trusted_for < trust && !self.options.stills {
             report.view = View::Covered { gaps: cover };

@@ -44,6 +44,18 @@ const MOTION_THRESHOLD: f32 = 14.0;
 const MOTION_GAPS: usize = 2;
 /// Unexplained changed gaps that make a still frame "covered".
 const COVER_GAPS: usize = 2;
+
+/// How long a still view has read covered (`cover` unexplained gaps, at least
+/// [`COVER_GAPS`]) without a break, `since` keeping that spell's start; 0 when it does not.
+/// Both trackers believe a cover only once it has lasted as well as the stillness.
+fn covered_for(since: &mut Option<f64>, cover: usize, time: f64) -> f64 {
+    if cover >= COVER_GAPS {
+        time - *since.get_or_insert(time)
+    } else {
+        *since = None;
+        0.0
+    }
+}
 /// The line contrast, as a share of the contrast when the board was found, below which
 /// the grid no longer sits on the lines.
 const MISALIGNED: f64 = 0.5;
@@ -641,12 +653,7 @@ impl Tracker {
             }
         }
         let lock = self.lock.as_mut().expect("locked");
-        let covered_for = if cover >= COVER_GAPS {
-            time - *lock.covered_since.get_or_insert(time)
-        } else {
-            lock.covered_since = None;
-            0.0
-        };
+        let covered_for = covered_for(&mut lock.covered_since, cover, time);
         let still_for = lock.still_since.map_or(0.0, |since| time - since);
         let lock = self.lock.as_ref().expect("locked");
         // Stills are independent observations: each is believed as it is.
