@@ -353,8 +353,23 @@ enum Command {
 const EXIT_ILLEGAL: u8 = 1;
 const EXIT_UNREADABLE: u8 = 2;
 
+/// A pipe closed by its reader (`kradan record … | head`) ends the process as it ends `cat`,
+/// instead of a panic in `println!`. What is recorded is already on disk: records and logs
+/// are flushed as they are written. `serve` keeps Rust's default (SIGPIPE ignored), so a
+/// browser that hangs up is an error on one socket, not the end of the server.
+fn end_quietly_when_the_reader_goes_away() {
+    // SAFETY: called once at start-up, before any thread exists; it only resets the
+    // disposition of SIGPIPE to the system default.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve { .. }) {
+        end_quietly_when_the_reader_goes_away();
+    }
     match cli.command {
         Command::Replay { file, json } => match replay(&file) {
             Ok(report) => {

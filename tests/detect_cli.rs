@@ -964,3 +964,32 @@ fn eval_photos_augment_reads_turned_tinted_and_dimmed_variants() {
         );
     }
 }
+
+/// `kradan detect photo.jpg | head -0`: the reader is gone before the grid is printed. The
+/// process ends as `cat` would (SIGPIPE), not with Rust's "failed printing to stdout" panic.
+#[test]
+fn a_reader_that_hangs_up_ends_the_output_without_a_panic() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+
+    let photo = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/go/rendered-19x19.jpg");
+    let mut child = common::kradan()
+        .arg("detect")
+        .arg(&photo)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kradan runs");
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr is piped")
+        .read_to_string(&mut stderr)
+        .expect("stderr reads");
+    let status = child.wait().expect("kradan ends");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?} {stderr}");
+}
