@@ -8,6 +8,7 @@ pub mod calibration;
 mod crossings;
 pub mod eight;
 pub mod follow;
+pub mod lens;
 pub mod locate;
 pub mod markers;
 pub mod outline;
