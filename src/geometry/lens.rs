@@ -226,6 +226,11 @@ impl Undistorter {
         &self.camera
     }
 
+    /// Width and height of the pictures this was made for.
+    pub fn size(&self) -> (i32, i32) {
+        (self.size.width, self.size.height)
+    }
+
     /// `picture` as a lens without distortion would have taken it, at the same size. The
     /// picture must be the size this was made for.
     pub fn apply(&self, picture: &Mat) -> opencv::Result<Mat> {

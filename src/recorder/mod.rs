@@ -12,6 +12,7 @@ mod actions;
 pub mod chain8;
 mod eight;
 pub mod evidence;
+mod lens;
 mod movetext;
 pub mod pdn_view;
 pub mod pgn_view;
@@ -31,6 +32,7 @@ use crate::record::{Event, EventLog, Kind, RecordError};
 use crate::source::{self, Frame, SourceError, SourceKind};
 use crate::track::{Settled, TrackEvent, Tracker, TrackerOptions, View};
 use evidence::Mark;
+use lens::{LensCorrection, Straightened};
 use opencv::core::Mat;
 use opencv::prelude::*;
 use serde_json::{Map, Value, json};
@@ -431,6 +433,11 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
         }
     });
 
+    let mut lens = LensCorrection::new(
+        calibration.as_ref(),
+        options.game == RecordedGame::Go,
+        options.size,
+    );
     let mut summary = Summary::default();
     let mut progress = Progress::new(options.progress, total_frames, fps);
     let mut last_time = 0.0;
@@ -452,13 +459,18 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
                 break;
             }
         };
-        if let Some(calibration) = &calibration {
-            if let Some(camera) = &calibration.camera {
-                frame.image = camera.undistort(&frame.image, calibration.image_size)?;
-            }
-            if summary.analysed == 0 {
-                game.give_geometry(calibration, frame.image.cols(), frame.image.rows());
-            }
+        let (straightened, settled) = lens.apply(&frame.image, frame.time, stills)?;
+        if let Some(settled) = settled {
+            game.note(frame.time, "lens", &settled.message)?;
+        }
+        match straightened {
+            Straightened::Look(image) => frame.image = image,
+            Straightened::Skip => continue,
+        }
+        if let Some(calibration) = &calibration
+            && summary.analysed == 0
+        {
+            game.give_geometry(calibration, frame.image.cols(), frame.image.rows());
         }
         summary.analysed += 1;
         last_time = frame.time;
