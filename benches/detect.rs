@@ -2,12 +2,17 @@
 //! a 1920×1080 frame (board finding, rectification, reading every point) and re-reading
 //! every point when the geometry is already known, as the video recorder does per frame.
 //!
+//! Then the lens: searching a camera's distortion on the board's lines (once, before a
+//! recording's game starts) and straightening one frame with it (every frame after, when
+//! the lens bends).
+//!
 //! The frame is a drawn 19×19 board with stones, warped obliquely into a 1080p picture
 //! of a table; where `../shared/data` is present, a real photo scaled to 1080p is measured
 //! too.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kradan::geometry::BoardGeometry;
+use kradan::geometry::lens::{self, Marking, Undistorter};
 use kradan::geometry::locate::locate;
 use kradan::reading::learned::StoneModel;
 use kradan::reading::{baseline, rectify};
@@ -180,6 +185,21 @@ fn detection(c: &mut Criterion) {
             );
         }
     }
+    let (_, frame) = &frames[0];
+    let locator = |picture: &Mat| Ok(locate(picture, Some(19))?.geometry);
+    c.bench_function("search the lens of a 1920x1080 rendered frame", |b| {
+        b.iter(|| lens::estimate(black_box(frame), Marking::DrawnLines, &locator).expect("runs"))
+    });
+    let found = lens::estimate(frame, Marking::DrawnLines, &locator)
+        .expect("runs")
+        .expect("the board is found");
+    // The drawn frame's lens is straight; a webcam's typical barrel is what is timed.
+    let mut camera = found.camera(frame.cols(), frame.rows());
+    camera.distortion[0] = -0.3;
+    let undistorter = Undistorter::new(&camera, frame).expect("a remap");
+    c.bench_function("straighten a 1920x1080 frame, lens known", |b| {
+        b.iter(|| undistorter.apply(black_box(frame)).expect("runs"))
+    });
 }
 
 criterion_group! {

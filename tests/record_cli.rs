@@ -497,3 +497,75 @@ fn a_calibration_files_corners_place_the_board_without_the_locator() {
     let moves = of_kind(&events, "move");
     assert_eq!(moves_right(&moves, &expected, 9), expected.len());
 }
+
+#[test]
+fn a_lens_that_bows_the_grid_is_measured_on_the_board_and_taken_out() {
+    // Seed 100463's camera at 1280×720 has the renderer's strongest barrel (k1 −0.25 at
+    // a focal length of 0.71 picture widths) and the board fills the frame: no one
+    // homography fits the picture as taken, and without the lens nothing was recorded.
+    let out = tempfile::tempdir().unwrap();
+    let record = out.path().join("opening.sgf");
+    std::fs::write(
+        &record,
+        "(;GM[1]SZ[19];B[pd];W[cd];B[pp];W[dp];B[pj];W[nc])",
+    )
+    .unwrap();
+    let clip = out.path().join("clip");
+    let rendered = run(&[
+        "render",
+        record.to_str().unwrap(),
+        "--out",
+        clip.to_str().unwrap(),
+        "--seed",
+        "100463",
+        "--resolution",
+        "1280x720",
+        "--fps",
+        "15",
+        "--moves",
+        "4",
+        "--codec",
+        "mjpeg",
+    ]);
+    assert!(
+        rendered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    let truth = read_truth(&clip);
+    let k1 = truth["camera"]["distortion"][0].as_f64().unwrap();
+    assert!(
+        k1 < -0.2,
+        "the scene this test was written for has changed: k1 {k1}"
+    );
+
+    let dir = out.path().join("record");
+    let recorded = run(&[
+        "record",
+        clip.join("footage.avi").to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(
+        recorded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    let events = events(&dir);
+    let lens: Vec<&Value> = of_kind(&events, "note")
+        .into_iter()
+        .filter(|n| n["detail"]["note"] == "lens")
+        .collect();
+    assert_eq!(lens.len(), 1, "one note says what was decided of the lens");
+    let message = lens[0]["detail"]["message"].as_str().unwrap();
+    assert!(message.contains("every frame is straightened"), "{message}");
+    let expected = truth_moves(&truth);
+    let moves = of_kind(&events, "move");
+    assert_eq!(moves.len(), expected.len(), "every move, no more");
+    assert_eq!(moves_right(&moves, &expected, 19), expected.len());
+    assert!(
+        of_kind(&events, "flag").is_empty(),
+        "a clean game raises no flag"
+    );
+}

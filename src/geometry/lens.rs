@@ -80,6 +80,16 @@ fn lens_camera(k1: f64, width: i32, height: i32) -> Camera {
     }
 }
 
+/// What marks the grid's lines on the board the search looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marking {
+    /// Dark drawn lines (a Go board, a plain Makruk grid).
+    DrawnLines,
+    /// Drawn lines or the edges between squares of two colours (an 8×8 board, checkered
+    /// or not).
+    LinesOrSquareEdges,
+}
+
 /// A lens tried: its `k1`, and the grid's straightness and the grid when one was located.
 type Tried = (f64, Option<(f64, BoardGeometry)>);
 
@@ -87,13 +97,14 @@ type Tried = (f64, Option<(f64, BoardGeometry)>);
 /// when no board is located under any lens tried.
 pub fn estimate(
     image: &Mat,
+    marking: Marking,
     locate: &dyn Fn(&Mat) -> opencv::Result<Option<BoardGeometry>>,
 ) -> opencv::Result<Option<LensEstimate>> {
     let (small, _) = match locate::reduced(image)? {
         Some(reduced) => reduced,
         None => (image.clone(), 1.0),
     };
-    let response = line_response(&small)?;
+    let response = line_response(&small, marking)?;
     let mut tried: Vec<Tried> = Vec::new();
     let try_lens = |tried: &mut Vec<Tried>, k1: f64| -> opencv::Result<()> {
         if tried.iter().any(|(k, _)| (k - k1).abs() < 1e-9) {
@@ -151,13 +162,21 @@ pub fn estimate(
 }
 
 /// Dark thin lines, as the locator sees drawn grid lines (a black-hat a little wider than
-/// a line), widened by a pixel each way so a grid a pixel off its line still counts as on
-/// it.
-fn line_response(picture: &Mat) -> opencv::Result<Mat> {
+/// a line), and for squares of two colours the steps between them (a 3×3 morphological
+/// gradient); widened by a pixel each way so a grid a pixel off its line still counts as
+/// on it. Drawn lines alone on a Go board: a stone's rim is a step too, half a spacing
+/// from the lines around it, where the score looks for nothing.
+fn line_response(picture: &Mat, marking: Marking) -> opencv::Result<Mat> {
     let gray = super::gray(picture)?;
     let longest = gray.cols().max(gray.rows());
     let side = ((f64::from(longest) / 150.0).round() as i32).max(3) | 1;
-    let lines = locate::morphology(&gray, imgproc::MORPH_BLACKHAT, side)?;
+    let mut lines = locate::morphology(&gray, imgproc::MORPH_BLACKHAT, side)?;
+    if marking == Marking::LinesOrSquareEdges {
+        let steps = locate::morphology(&gray, imgproc::MORPH_GRADIENT, 3)?;
+        let mut either = Mat::default();
+        core::max(&lines, &steps, &mut either)?;
+        lines = either;
+    }
     locate::morphology(&lines, imgproc::MORPH_DILATE, 3)
 }
 
@@ -355,6 +374,68 @@ mod tests {
         out
     }
 
+    /// A checkered 8×8 board with no drawn lines, filling most of a 1280×720 frame.
+    fn checkered_board() -> Mat {
+        let mut picture =
+            Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::new(60.0, 70.0, 90.0, 0.0))
+                .unwrap();
+        let (left, top, side) = (310, 40, 80);
+        imgproc::rectangle_points(
+            &mut picture,
+            Point::new(left - 25, top - 25),
+            Point::new(left + 8 * side + 25, top + 8 * side + 25),
+            Scalar::new(40.0, 60.0, 110.0, 0.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        for row in 0..8 {
+            for col in 0..8 {
+                let shade = if (row + col) % 2 == 0 {
+                    Scalar::new(170.0, 210.0, 230.0, 0.0)
+                } else {
+                    Scalar::new(50.0, 90.0, 140.0, 0.0)
+                };
+                imgproc::rectangle_points(
+                    &mut picture,
+                    Point::new(left + col * side, top + row * side),
+                    Point::new(left + (col + 1) * side - 1, top + (row + 1) * side - 1),
+                    shade,
+                    -1,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        picture
+    }
+
+    fn eight_locator(picture: &Mat) -> opencv::Result<Option<BoardGeometry>> {
+        Ok(super::super::eight::locate(picture)?
+            .board
+            .map(|board| board.geometry))
+    }
+
+    #[test]
+    fn a_bent_checkered_board_is_straightened_by_its_square_edges() {
+        let picture = bent(&checkered_board(), -0.35);
+        let found = estimate(&picture, Marking::LinesOrSquareEdges, &eight_locator)
+            .unwrap()
+            .expect("a board");
+        assert!((found.k1 + 0.35).abs() <= 0.05, "{found:?}");
+        assert!(found.worth_correcting(), "{found:?}");
+        let straight = estimate(
+            &checkered_board(),
+            Marking::LinesOrSquareEdges,
+            &eight_locator,
+        )
+        .unwrap()
+        .expect("a board");
+        assert!(!straight.worth_correcting(), "{straight:?}");
+    }
+
     fn go_locator(picture: &Mat) -> opencv::Result<Option<BoardGeometry>> {
         Ok(locate::locate(picture, Some(19))?.geometry)
     }
@@ -363,7 +444,9 @@ mod tests {
     fn a_bent_grid_is_straightened_by_the_lens_that_bent_it() {
         let (straight, corners) = flat_board();
         let picture = bent(&straight, -0.35);
-        let found = estimate(&picture, &go_locator).unwrap().expect("a board");
+        let found = estimate(&picture, Marking::DrawnLines, &go_locator)
+            .unwrap()
+            .expect("a board");
         assert!((found.k1 + 0.35).abs() <= 0.05, "{found:?}");
         assert!(found.worth_correcting(), "{found:?}");
         // Straightened, the board is where it was drawn, to a few pixels.
@@ -377,14 +460,19 @@ mod tests {
     #[test]
     fn a_straight_lens_is_left_alone() {
         let (straight, _) = flat_board();
-        let found = estimate(&straight, &go_locator).unwrap().expect("a board");
+        let found = estimate(&straight, Marking::DrawnLines, &go_locator)
+            .unwrap()
+            .expect("a board");
         assert!(!found.worth_correcting(), "{found:?}");
     }
 
     #[test]
     fn no_board_no_lens() {
         let blank = Mat::new_rows_cols_with_default(480, 640, CV_8UC3, Scalar::all(128.0)).unwrap();
-        assert_eq!(estimate(&blank, &go_locator).unwrap(), None);
+        assert_eq!(
+            estimate(&blank, Marking::DrawnLines, &go_locator).unwrap(),
+            None
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The camera's lens taken out of every frame before anything looks at it: the one a
-//! calibration file gives, or, for a Go board and no calibration, the one the board's own
-//! lines show ([`crate::geometry::lens`]).
+//! calibration file gives, or, with no calibration, the one the board's own lines show
+//! ([`crate::geometry::lens`]).
 //!
 //! The lens is settled before the game sees its first frame. Under every lens tried the
 //! search runs the same locator the tracker starts with, so the first frame on which the
@@ -8,8 +8,8 @@
 //! never starts on one picture of the board and goes on with a straightened other.
 
 use crate::geometry::calibration::{Calibration, Camera};
-use crate::geometry::lens::{self, Undistorter};
-use crate::geometry::locate;
+use crate::geometry::lens::{self, Marking, Undistorter};
+use crate::geometry::{BoardGeometry, eight, locate};
 use opencv::core::Mat;
 use opencv::prelude::*;
 
@@ -31,6 +31,31 @@ pub(super) enum Straightened {
     Skip,
 }
 
+/// The board whose lines the search straightens, found as the tracker finds it.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum BoardKind {
+    /// A Go board of this many lines, or any of Go's sizes.
+    Go(Option<usize>),
+    /// An 8×8 board, checkered or lined.
+    Eight,
+}
+
+impl BoardKind {
+    fn marking(self) -> Marking {
+        match self {
+            BoardKind::Go(_) => Marking::DrawnLines,
+            BoardKind::Eight => Marking::LinesOrSquareEdges,
+        }
+    }
+
+    fn locate(self, picture: &Mat) -> opencv::Result<Option<BoardGeometry>> {
+        Ok(match self {
+            BoardKind::Go(size) => locate::locate(picture, size)?.geometry,
+            BoardKind::Eight => eight::locate(picture)?.board.map(|board| board.geometry),
+        })
+    }
+}
+
 /// What was decided about the lens, for the record's notes.
 pub(super) struct Settled {
     pub message: String,
@@ -39,7 +64,7 @@ pub(super) struct Settled {
 enum State {
     /// Searching the lens on the board's lines.
     Searching {
-        size: Option<usize>,
+        board: BoardKind,
         searches: u32,
         next_time: f64,
     },
@@ -58,11 +83,10 @@ pub(super) struct LensCorrection {
 }
 
 impl LensCorrection {
-    /// A calibration's camera when it has one; a search on the board's lines for a Go
-    /// board with no calibration at all (an operator's corners or markers were measured
-    /// in the pictures as taken); the pictures as taken otherwise: the score is how well
-    /// the grid lies on drawn lines, which an 8×8 board's squares have not.
-    pub fn new(calibration: Option<&Calibration>, go: bool, size: Option<usize>) -> Self {
+    /// A calibration's camera when it has one; a search on the board's lines with no
+    /// calibration at all; the pictures as taken with a calibration that has no camera
+    /// (an operator's corners or markers were measured in the pictures as taken).
+    pub fn new(calibration: Option<&Calibration>, board: BoardKind) -> Self {
         let state = match calibration {
             Some(Calibration {
                 camera: Some(camera),
@@ -73,12 +97,12 @@ impl LensCorrection {
                 width: image_size.map(|[width, _]| width),
                 made: None,
             },
-            None if go => State::Searching {
-                size,
+            None => State::Searching {
+                board,
                 searches: 0,
                 next_time: f64::NEG_INFINITY,
             },
-            _ => State::AsTaken,
+            Some(_) => State::AsTaken,
         };
         LensCorrection { state }
     }
@@ -93,7 +117,7 @@ impl LensCorrection {
     ) -> opencv::Result<(Straightened, Option<Settled>)> {
         let mut settled = None;
         if let State::Searching {
-            size,
+            board,
             searches,
             next_time,
         } = &mut self.state
@@ -103,9 +127,9 @@ impl LensCorrection {
             }
             *searches += 1;
             *next_time = time + SEARCH_EVERY;
-            let size = *size;
-            let locator = move |picture: &Mat| Ok(locate::locate(picture, size)?.geometry);
-            match lens::estimate(image, &locator)? {
+            let board = *board;
+            let locator = move |picture: &Mat| board.locate(picture);
+            match lens::estimate(image, board.marking(), &locator)? {
                 Some(found) if found.worth_correcting() => {
                     settled = Some(Settled {
                         message: format!(
@@ -160,7 +184,10 @@ impl LensCorrection {
                     .as_ref()
                     .is_some_and(|m| m.size() == (image.cols(), image.rows()));
                 if !fits {
-                    *made = Some(Undistorter::new(&scaled(camera, *width, image.cols()), image)?);
+                    *made = Some(Undistorter::new(
+                        &scaled(camera, *width, image.cols()),
+                        image,
+                    )?);
                 }
                 made.as_ref().expect("made above").apply(image)?
             }
@@ -180,4 +207,89 @@ fn scaled(camera: &Camera, calibrated_width: Option<u32>, width: i32) -> Camera 
         }
     }
     camera
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{CV_8UC3, Scalar};
+
+    fn blank() -> Mat {
+        Mat::new_rows_cols_with_default(240, 320, CV_8UC3, Scalar::all(128.0)).unwrap()
+    }
+
+    fn looked(result: (Straightened, Option<Settled>)) -> bool {
+        matches!(result.0, Straightened::Look(_))
+    }
+
+    #[test]
+    fn video_with_no_board_is_searched_twice_a_second_and_then_taken_as_it_is() {
+        let mut lens = LensCorrection::new(None, BoardKind::Go(None));
+        let mut settled = Vec::new();
+        let mut looks = 0;
+        for frame in 0..200 {
+            let (straightened, note) = lens.apply(&blank(), f64::from(frame) * 0.1, false).unwrap();
+            looks += usize::from(matches!(straightened, Straightened::Look(_)));
+            settled.extend(note.map(|n| (frame, n.message)));
+        }
+        // Searched at 0, 0.5, … 5.5 s: the twelfth search gives up, and every frame from
+        // then on is looked at as taken.
+        assert_eq!(
+            settled.len(),
+            1,
+            "{:?}",
+            settled.iter().map(|s| &s.1).collect::<Vec<_>>()
+        );
+        assert_eq!(settled[0].0, 55);
+        assert!(settled[0].1.contains("used as taken"));
+        assert_eq!(looks, 200 - 55);
+    }
+
+    #[test]
+    fn stills_are_each_looked_at_while_the_lens_is_unknown() {
+        let mut lens = LensCorrection::new(None, BoardKind::Eight);
+        assert!(looked(lens.apply(&blank(), 0.0, true).unwrap()));
+        assert!(looked(lens.apply(&blank(), 0.0, true).unwrap()));
+    }
+
+    #[test]
+    fn a_calibration_without_a_camera_leaves_the_pictures_as_taken() {
+        let calibration = Calibration {
+            size: Some(19),
+            corners: Some([[10.0, 10.0], [300.0, 10.0], [300.0, 230.0], [10.0, 230.0]]),
+            image_size: Some([320, 240]),
+            camera: None,
+            markers: None,
+        };
+        let mut lens = LensCorrection::new(Some(&calibration), BoardKind::Go(None));
+        let (straightened, note) = lens.apply(&blank(), 0.0, false).unwrap();
+        assert!(note.is_none());
+        assert!(matches!(straightened, Straightened::Look(_)));
+    }
+
+    #[test]
+    fn a_calibrated_camera_is_scaled_to_the_frames_it_straightens() {
+        let camera = Camera {
+            matrix: [[640.0, 0.0, 320.0], [0.0, 640.0, 240.0], [0.0, 0.0, 1.0]],
+            distortion: vec![-0.2, 0.0, 0.0, 0.0, 0.0],
+            rms_error: None,
+        };
+        let calibration = Calibration {
+            size: None,
+            corners: None,
+            image_size: Some([640, 480]),
+            camera: Some(camera),
+            markers: None,
+        };
+        let mut lens = LensCorrection::new(Some(&calibration), BoardKind::Go(None));
+        let (straightened, _) = lens.apply(&blank(), 0.0, false).unwrap();
+        let Straightened::Look(picture) = straightened else {
+            panic!("a calibrated camera straightens every frame")
+        };
+        assert_eq!((picture.cols(), picture.rows()), (320, 240));
+        assert_eq!(
+            scaled(&calibration.camera.unwrap(), Some(640), 320).matrix[0][0],
+            320.0
+        );
+    }
 }

@@ -32,7 +32,7 @@ use crate::record::{Event, EventLog, Kind, RecordError};
 use crate::source::{self, Frame, SourceError, SourceKind};
 use crate::track::{Settled, TrackEvent, Tracker, TrackerOptions, View};
 use evidence::Mark;
-use lens::{LensCorrection, Straightened};
+use lens::{BoardKind, LensCorrection, Straightened};
 use opencv::core::Mat;
 use opencv::prelude::*;
 use serde_json::{Map, Value, json};
@@ -435,8 +435,10 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
 
     let mut lens = LensCorrection::new(
         calibration.as_ref(),
-        options.game == RecordedGame::Go,
-        options.size,
+        match options.game {
+            RecordedGame::Go => BoardKind::Go(options.size),
+            RecordedGame::Eight(_) => BoardKind::Eight,
+        },
     );
     let mut summary = Summary::default();
     let mut progress = Progress::new(options.progress, total_frames, fps);
