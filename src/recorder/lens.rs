@@ -8,7 +8,7 @@
 //! never starts on one picture of the board and goes on with a straightened other.
 
 use crate::geometry::calibration::{Calibration, Camera};
-use crate::geometry::lens::{self, Marking, Undistorter};
+use crate::geometry::lens::{self, LensEstimate, Marking, Undistorter};
 use crate::geometry::{BoardGeometry, eight, locate};
 use opencv::core::Mat;
 use opencv::prelude::*;
@@ -139,9 +139,7 @@ impl LensCorrection {
                              seen",
                             found.k1,
                             found.straightness,
-                            found
-                                .straightness_as_seen
-                                .map_or_else(|| "no board found".into(), |s| format!("{s:.1}"))
+                            seen(&found)
                         ),
                     });
                     self.state = State::Correcting {
@@ -153,9 +151,12 @@ impl LensCorrection {
                 Some(found) => {
                     settled = Some(Settled {
                         message: format!(
-                            "the camera's lens keeps the board's lines straight enough (best \
-                             k1 {:.3}); the pictures are used as taken",
-                            found.k1
+                            "the camera's lens keeps the board's lines straight enough (the \
+                             best lens, k1 {:.3}, lays the grid on the lines {:.1} against \
+                             {} as seen); the pictures are used as taken",
+                            found.k1,
+                            found.straightness,
+                            seen(&found)
                         ),
                     });
                     self.state = State::AsTaken;
@@ -194,6 +195,13 @@ impl LensCorrection {
         };
         Ok((Straightened::Look(picture), settled))
     }
+}
+
+/// The grid's straightness as seen, for a note.
+fn seen(found: &LensEstimate) -> String {
+    found
+        .straightness_as_seen
+        .map_or_else(|| "no board found".into(), |s| format!("{s:.1}"))
 }
 
 /// `camera`, whose matrix is for pictures `calibrated_width` wide, for pictures `width`
