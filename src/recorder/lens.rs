@@ -72,7 +72,7 @@ enum State {
     Correcting {
         camera: Camera,
         width: Option<u32>,
-        made: Option<Undistorter>,
+        made: Option<Box<Undistorter>>,
     },
     /// Pictures are used as taken.
     AsTaken,
@@ -181,16 +181,15 @@ impl LensCorrection {
                 width,
                 made,
             } => {
-                let fits = made
-                    .as_ref()
-                    .is_some_and(|m| m.size() == (image.cols(), image.rows()));
-                if !fits {
-                    *made = Some(Undistorter::new(
-                        &scaled(camera, *width, image.cols()),
-                        image,
-                    )?);
-                }
-                made.as_ref().expect("made above").apply(image)?
+                let size = (image.cols(), image.rows());
+                let undistorter = match made {
+                    Some(undistorter) if undistorter.size() == size => undistorter,
+                    _ => {
+                        let camera = scaled(camera, *width, image.cols());
+                        made.insert(Box::new(Undistorter::new(&camera, image)?))
+                    }
+                };
+                undistorter.apply(image)?
             }
         };
         Ok((Straightened::Look(picture), settled))
