@@ -466,6 +466,7 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
             game.note(frame.time, "lens", &settled.message)?;
         }
         match straightened {
+            Straightened::AsTaken => {}
             Straightened::Look(image) => frame.image = image,
             Straightened::Skip => continue,
         }
