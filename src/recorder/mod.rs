@@ -293,6 +293,9 @@ trait Recording {
     ) -> Result<(), RecorderError>;
     /// A calibration's corners for the first frame's picture size.
     fn give_geometry(&mut self, calibration: &Calibration, width: i32, height: i32);
+    /// The source's first frame, as taken, before the lens is known (it may not be
+    /// looked at: see [`lens`]).
+    fn first_frame(&mut self, _image: &Mat) {}
     /// Looks at one frame.
     fn look(&mut self, frame: &Frame, on_line: &mut dyn FnMut(&str)) -> Result<(), RecorderError>;
     /// The source ended (not stopped) after `last`, the last frame looked at.
@@ -446,6 +449,7 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
     let mut broken = None;
     let mut last_frame = None;
     let mut stopped = false;
+    let mut seen_first = false;
     for received in receiver {
         if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
             stopped = true;
@@ -461,6 +465,10 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
                 break;
             }
         };
+        if !seen_first {
+            game.first_frame(&frame.image);
+            seen_first = true;
+        }
         let (straightened, settled) = lens.apply(&frame.image, frame.time, stills)?;
         if let Some(settled) = settled {
             game.note(frame.time, "lens", &settled.message)?;
@@ -660,13 +668,17 @@ impl Recording for GoRecording {
         }
     }
 
+    fn first_frame(&mut self, image: &Mat) {
+        // Kept to tell "no board" from "a board of another size" at the end.
+        if self.asked_size.is_some() {
+            self.first_image = Some(image.clone());
+        }
+    }
+
     fn look(&mut self, frame: &Frame, on_line: &mut dyn FnMut(&str)) -> Result<(), RecorderError> {
         let session = &mut self.session;
         let tracker = &mut self.tracker;
         session.now = frame.time;
-        if self.first_image.is_none() && self.asked_size.is_some() {
-            self.first_image = Some(frame.image.clone());
-        }
         while self.next_pass < self.passes.len() && self.passes[self.next_pass].time <= frame.time {
             let pass = self.passes[self.next_pass];
             self.next_pass += 1;
