@@ -61,6 +61,9 @@ impl BoardKind {
 /// What was decided about the lens, for the record's notes.
 pub(super) struct Settled {
     pub message: String,
+    /// Whether the user is told at once: the frames are straightened, or the search gave
+    /// up. A lens left alone is only noted in the record.
+    pub tell: bool,
 }
 
 enum State {
@@ -143,6 +146,7 @@ impl LensCorrection {
                             found.straightness,
                             seen(&found)
                         ),
+                        tell: true,
                     });
                     self.state = State::Correcting {
                         camera: found.camera(image.cols(), image.rows()),
@@ -160,6 +164,7 @@ impl LensCorrection {
                             found.straightness,
                             seen(&found)
                         ),
+                        tell: false,
                     });
                     self.state = State::AsTaken;
                 }
@@ -169,6 +174,7 @@ impl LensCorrection {
                             "no board located under any lens in {MAX_SEARCHES} looks; the \
                              pictures are used as taken"
                         ),
+                        tell: true,
                     });
                     self.state = State::AsTaken;
                 }

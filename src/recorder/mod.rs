@@ -472,6 +472,9 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
         let (straightened, settled) = lens.apply(&frame.image, frame.time, stills)?;
         if let Some(settled) = settled {
             game.note(frame.time, "lens", &settled.message)?;
+            if settled.tell {
+                on_line(&settled.message);
+            }
         }
         match straightened {
             Straightened::AsTaken => {}
