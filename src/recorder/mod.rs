@@ -1779,6 +1779,11 @@ impl Session {
                     Move::Pass => "pass".into(),
                 }
             ),
+            Outcome::Flag(flag) if flag.rules.is_empty() => {
+                // `inferred-order` cites no article: it is the recorder's doubt, not a
+                // breach.
+                format!("FLAG {}: {}", kebab(flag.kind), flag.message)
+            }
             Outcome::Flag(flag) => format!(
                 "FLAG {} ({}): {}",
                 kebab(flag.kind),
