@@ -92,9 +92,12 @@ fn read_truth(clip: &Path) -> Value {
 /// Records `clip`'s footage into a fresh folder; the folder (kept alive by the guard) and
 /// its events.
 fn record_clip(clip: &Path, extra: &[&str]) -> (tempfile::TempDir, PathBuf, Vec<Value>) {
+    record_video(&clip.join("footage.mp4"), extra)
+}
+
+fn record_video(footage: &Path, extra: &[&str]) -> (tempfile::TempDir, PathBuf, Vec<Value>) {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("record");
-    let footage = clip.join("footage.mp4");
     let mut args = vec![
         "record",
         footage.to_str().unwrap(),
@@ -539,20 +542,7 @@ fn a_lens_that_bows_the_grid_is_measured_on_the_board_and_taken_out() {
         "the scene this test was written for has changed: k1 {k1}"
     );
 
-    let dir = out.path().join("record");
-    let recorded = run(&[
-        "record",
-        clip.join("footage.avi").to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(
-        recorded.status.success(),
-        "{}",
-        String::from_utf8_lossy(&recorded.stderr)
-    );
-    let events = events(&dir);
+    let (_guard, _dir, events) = record_video(&clip.join("footage.avi"), &[]);
     let lens: Vec<&Value> = of_kind(&events, "note")
         .into_iter()
         .filter(|n| n["detail"]["note"] == "lens")

@@ -153,17 +153,24 @@ impl Calibration {
 }
 
 impl Camera {
+    /// This camera, calibrated on pictures `calibrated_size` big, for pictures `width`
+    /// wide: the matrix scaled (a calibration made at one resolution used at another).
+    pub fn for_width(&self, calibrated_size: Option<[u32; 2]>, width: i32) -> Camera {
+        let mut camera = self.clone();
+        if let Some([calibrated, _]) = calibrated_size {
+            let factor = f64::from(width) / f64::from(calibrated);
+            for value in camera.matrix[..2].iter_mut().flatten() {
+                *value *= factor;
+            }
+        }
+        camera
+    }
+
     /// The image as a camera without lens distortion would have taken it (same size and
     /// camera matrix). The matrix is scaled when the image is not the calibrated size.
     pub fn undistort(&self, image: &Mat, calibrated_size: Option<[u32; 2]>) -> opencv::Result<Mat> {
-        let mut m = self.matrix;
-        if let Some([w, _]) = calibrated_size {
-            let s = image.cols() as f64 / w as f64;
-            for v in m[..2].iter_mut().flatten() {
-                *v *= s;
-            }
-        }
-        let matrix = Mat::from_slice_2d(&m)?;
+        let camera = self.for_width(calibrated_size, image.cols());
+        let matrix = Mat::from_slice_2d(&camera.matrix)?;
         let distortion = Mat::from_slice(&self.distortion)?;
         let mut out = Mat::default();
         calib3d::undistort(image, &mut out, &matrix, &distortion, &matrix)?;

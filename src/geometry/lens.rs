@@ -216,7 +216,6 @@ fn straightness(response: &Mat, geometry: &BoardGeometry) -> opencv::Result<f64>
 /// A lens correction made ready for pictures of one size: the remapping is computed once,
 /// and each frame costs one lookup per pixel.
 pub struct Undistorter {
-    camera: Camera,
     size: Size,
     map_xy: Mat,
     map_fraction: Mat,
@@ -240,16 +239,10 @@ impl Undistorter {
             &mut map_fraction,
         )?;
         Ok(Undistorter {
-            camera: camera.clone(),
             size,
             map_xy,
             map_fraction,
         })
-    }
-
-    /// The camera whose lens this takes out.
-    pub fn camera(&self) -> &Camera {
-        &self.camera
     }
 
     /// Width and height of the pictures this was made for.

@@ -73,10 +73,10 @@ enum State {
         searches: u32,
         next_time: f64,
     },
-    /// Straightening with this camera, whose matrix is for pictures `width` wide.
+    /// Straightening with this camera, whose matrix is for pictures `calibrated_size` big.
     Correcting {
         camera: Camera,
-        width: Option<u32>,
+        calibrated_size: Option<[u32; 2]>,
         made: Option<Box<Undistorter>>,
     },
     /// Pictures are used as taken.
@@ -99,7 +99,7 @@ impl LensCorrection {
                 ..
             }) => State::Correcting {
                 camera: camera.clone(),
-                width: image_size.map(|[width, _]| width),
+                calibrated_size: *image_size,
                 made: None,
             },
             None => State::Searching {
@@ -150,7 +150,7 @@ impl LensCorrection {
                     });
                     self.state = State::Correcting {
                         camera: found.camera(image.cols(), image.rows()),
-                        width: Some(image.cols() as u32),
+                        calibrated_size: Some([image.cols() as u32, image.rows() as u32]),
                         made: None,
                     };
                 }
@@ -188,14 +188,14 @@ impl LensCorrection {
             }
             State::Correcting {
                 camera,
-                width,
+                calibrated_size,
                 made,
             } => {
                 let size = (image.cols(), image.rows());
                 let undistorter = match made {
                     Some(undistorter) if undistorter.size() == size => undistorter,
                     _ => {
-                        let camera = scaled(camera, *width, image.cols());
+                        let camera = camera.for_width(*calibrated_size, image.cols());
                         made.insert(Box::new(Undistorter::new(&camera, image)?))
                     }
                 };
@@ -211,19 +211,6 @@ fn seen(found: &LensEstimate) -> String {
     found
         .straightness_as_seen
         .map_or_else(|| "no board found".into(), |s| format!("{s:.1}"))
-}
-
-/// `camera`, whose matrix is for pictures `calibrated_width` wide, for pictures `width`
-/// wide (a calibration made at one resolution used at another).
-fn scaled(camera: &Camera, calibrated_width: Option<u32>, width: i32) -> Camera {
-    let mut camera = camera.clone();
-    if let Some(calibrated) = calibrated_width.filter(|&w| w > 0) {
-        let factor = f64::from(width) / f64::from(calibrated);
-        for value in camera.matrix[..2].iter_mut().flatten() {
-            *value *= factor;
-        }
-    }
-    camera
 }
 
 #[cfg(test)]
@@ -305,7 +292,11 @@ mod tests {
         };
         assert_eq!((picture.cols(), picture.rows()), (320, 240));
         assert_eq!(
-            scaled(&calibration.camera.unwrap(), Some(640), 320).matrix[0][0],
+            calibration
+                .camera
+                .unwrap()
+                .for_width(Some([640, 480]), 320)
+                .matrix[0][0],
             320.0
         );
     }

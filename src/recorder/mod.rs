@@ -293,8 +293,8 @@ trait Recording {
     ) -> Result<(), RecorderError>;
     /// A calibration's corners for the first frame's picture size.
     fn give_geometry(&mut self, calibration: &Calibration, width: i32, height: i32);
-    /// The source's first frame, as taken, before the lens is known (it may not be
-    /// looked at: see [`lens`]).
+    /// Every frame as taken, before the lens is known (it may not be looked at: see
+    /// [`lens`]); a game keeps the first if it needs it.
     fn first_frame(&mut self, _image: &Mat) {}
     /// Looks at one frame.
     fn look(&mut self, frame: &Frame, on_line: &mut dyn FnMut(&str)) -> Result<(), RecorderError>;
@@ -449,7 +449,6 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
     let mut broken = None;
     let mut last_frame = None;
     let mut stopped = false;
-    let mut seen_first = false;
     for received in receiver {
         if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
             stopped = true;
@@ -465,10 +464,7 @@ pub fn record_with(options: &RecordOptions, hooks: Hooks) -> Result<Summary, Rec
                 break;
             }
         };
-        if !seen_first {
-            game.first_frame(&frame.image);
-            seen_first = true;
-        }
+        game.first_frame(&frame.image);
         let (straightened, settled) = lens.apply(&frame.image, frame.time, stills)?;
         if let Some(settled) = settled {
             game.note(frame.time, "lens", &settled.message)?;
@@ -673,7 +669,7 @@ impl Recording for GoRecording {
 
     fn first_frame(&mut self, image: &Mat) {
         // Kept to tell "no board" from "a board of another size" at the end.
-        if self.asked_size.is_some() {
+        if self.first_image.is_none() && self.asked_size.is_some() {
             self.first_image = Some(image.clone());
         }
     }
