@@ -311,6 +311,11 @@ impl GoInference {
         {
             best = self.move_beside_displacement(&corrected, context).or(best);
         }
+        if let Some(found) = &best
+            && let Some(knock) = self.knock_not_move(found, &corrected)
+        {
+            best = Some(knock);
+        }
         let stood = seen.now - seen.since;
         // The tracker saw the stone gone from this point on the line to the next.
         let on_line = |p: &Point| {
@@ -481,7 +486,10 @@ impl GoInference {
                 if split && let Some(best) = &best {
                     let mut part = seen.occupancy.clone();
                     for flag in best.flags.iter().filter(|f| breaching(f, best)) {
-                        let moved = matches!(flag.kind, FlagKind::Displaced | FlagKind::TakenBack);
+                        // A board disturbed with no move in it: what appeared is the
+                        // disturbance's too ([`GoInference::knock_not_move`]).
+                        let moved = matches!(flag.kind, FlagKind::Displaced | FlagKind::TakenBack)
+                            || (flag.kind == FlagKind::BoardDisturbed && best.moves.is_empty());
                         for p in &flag.points {
                             let (row, col) = (p.row as usize, p.col as usize);
                             if moved || self.board.get(row, col).is_some() {
@@ -807,6 +815,53 @@ impl GoInference {
             move_index: None,
         });
         Some(found)
+    }
+
+    /// A stone of the side to move that appears in the same view as two or more stones
+    /// gone with liberties, one of them its own colour, is a knocked stone that came to
+    /// rest on a point, not a move: players do not lift their own stones as prisoners, and
+    /// nobody plays into a board that was just swept. Read as a move it was committed at
+    /// once beside the knock, then flagged taken back when the players restored the
+    /// board, and the real move after it read as a second one (held-out Go 100481,
+    /// 100489, 100517: knocks staged half a second after a move). The whole change is the
+    /// knock (TGA 26); a real move made with it stays on the board once the rest is put
+    /// back, and is read then.
+    fn knock_not_move(&self, found: &Explanation, corrected: &Occupancy) -> Option<Explanation> {
+        let &[(mover, Move::Play(_))] = found.moves.as_slice() else {
+            return None;
+        };
+        let rules = self.position.board().to_occupancy();
+        let after = found.after.board().to_occupancy();
+        let pending = found.pending_removals();
+        let gone: Vec<Color> = rules
+            .differences(corrected)
+            .into_iter()
+            .filter(|&[row, col]| {
+                corrected.get(row, col).is_none()
+                    && after.get(row, col).is_some()
+                    && !pending.contains(&Point::new(row as u8, col as u8))
+            })
+            .filter_map(|[row, col]| rules.get(row, col))
+            .collect();
+        if gone.len() < 2 || !gone.contains(&mover) {
+            return None;
+        }
+        let points = rules
+            .differences(corrected)
+            .into_iter()
+            .map(|[row, col]| Point::new(row as u8, col as u8))
+            .collect();
+        Some(Explanation {
+            moves: Vec::new(),
+            flags: vec![crate::games::go::Flag {
+                kind: FlagKind::BoardDisturbed,
+                rules: FlagKind::BoardDisturbed.rules().to_vec(),
+                penalties: FlagKind::BoardDisturbed.penalties().to_vec(),
+                points,
+                move_index: None,
+            }],
+            after: self.position.clone(),
+        })
     }
 
     /// A double move whose first stone is the colour of a last stone taken back (and
@@ -1333,6 +1388,57 @@ mod tests {
         let out = game.observe(&seen(&both, &SURE, at, at + 1.7));
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
         assert!(moves(&out).is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn tga_26_a_knocked_stone_landing_on_a_point_is_the_knock_not_a_move() {
+        let before = [".....", ".....", "..B..", ".W.B.", "....."];
+        let mut game = played(&[
+            [".....", ".....", "..B..", ".....", "....."],
+            [".....", ".....", "..B..", ".W...", "....."],
+            before,
+        ]);
+        let at = 4.0;
+        // White to move. Black's cc and White's own bd are swept off, and a white stone
+        // comes to rest on ae.
+        let swept = board(&[".....", ".....", ".....", "...B.", "W...."]);
+        let out = game.observe(&seen(&swept, &SURE, at, at + 0.2));
+        assert!(
+            moves(&out).is_empty(),
+            "nothing committed beside it: {out:?}"
+        );
+        let out = game.observe(&seen(&swept, &SURE, at, at + 1.7));
+        assert_eq!(flags(&out), [FlagKind::BoardDisturbed], "{out:?}");
+        assert!(moves(&out).is_empty(), "{out:?}");
+        // The players put the board back, and White then plays: an ordinary move.
+        let out = game.observe(&seen(&board(&before), &SURE, at + 3.0, at + 3.2));
+        assert!(
+            out.iter().any(|o| matches!(o, Outcome::Resolved { .. })),
+            "{out:?}"
+        );
+        let reply = board(&[".....", "....W", "..B..", ".W.B.", "....."]);
+        let out = game.observe(&seen(&reply, &SURE, at + 5.0, at + 5.2));
+        assert_eq!(moves(&out), [(Color::White, "eb".to_string())], "{out:?}");
+        assert!(flags(&out).is_empty(), "{out:?}");
+        assert!(game.discrepancies().is_empty());
+    }
+
+    #[test]
+    fn a_move_that_lifts_only_opponent_stones_is_still_the_move() {
+        let mut game = played(&[
+            [".....", ".....", "..B..", ".....", "....."],
+            [".....", ".....", "..B..", ".W...", "....."],
+            [".....", ".....", "..B..", ".W.B.", "....."],
+        ]);
+        let at = 4.0;
+        // White plays ea and takes Black's cc and dd off as if captured.
+        let lifted = board(&["....W", ".....", ".....", ".W...", "....."]);
+        let mut out = game.observe(&seen(&lifted, &SURE, at, at + 0.2));
+        out.extend(game.observe(&seen(&lifted, &SURE, at, at + 1.7)));
+        // Players lift the opponent's stones as prisoners, never their own: not a knock.
+        assert_eq!(moves(&out), [(Color::White, "ea".to_string())], "{out:?}");
+        assert_eq!(flags(&out).len(), 1, "{out:?}");
+        assert_ne!(flags(&out)[0], FlagKind::BoardDisturbed, "{out:?}");
     }
 
     #[test]

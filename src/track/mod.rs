@@ -311,6 +311,9 @@ struct Lock {
     alignment: f64,
     /// The view the last settled position was read on, and that reading (image order).
     reference: Option<(Samples, Occupancy)>,
+    /// Each gap as it looked when last settled unchanged: the bare wood there, kept
+    /// through a settled view in which something lay on it (see [`unexplained_gaps`]).
+    bare: Option<Samples>,
     /// Stones pushed off their points onto the middles of lines, as judged when the
     /// settled position last changed, each with its look on its point.
     between: Vec<(samples::Pushed, [f32; 3])>,
@@ -635,6 +638,7 @@ impl Tracker {
                 reference,
                 &reading,
                 reference_reading,
+                lock.bare.as_ref(),
                 lock.carried,
             ),
             None => 0,
@@ -735,6 +739,18 @@ impl Tracker {
                 if renew && !is_new {
                     report.events.push(TrackEvent::Renewed);
                 }
+                lock.bare = Some(match (lock.bare.take(), &lock.reference) {
+                    (Some(mut bare), Some((reference, _))) if !lock.carried => {
+                        let changed = samples.changed_in_kind(reference);
+                        for (gap, changed) in changed.into_iter().enumerate() {
+                            if !changed {
+                                bare.gaps[gap] = samples.gaps[gap];
+                            }
+                        }
+                        bare
+                    }
+                    _ => samples.clone(),
+                });
                 lock.reference = Some((samples, reading));
                 lock.view = gray(image)?;
             }
@@ -873,6 +889,7 @@ impl Tracker {
             shifts,
             alignment,
             reference: None,
+            bare: None,
             between: Vec::new(),
             carried: false,
             carried_checked: false,
@@ -943,12 +960,17 @@ fn locate_in(image: &Mat, size: Option<usize>) -> opencv::Result<Option<BoardGeo
 }
 
 /// Gaps that changed against the reference view with no changed stone on any of their
-/// four corners, and rim samples that changed: what a stone cannot do.
+/// four corners, and rim samples that changed: what a stone cannot do. A gap that looks
+/// again as it did bare (`bare`) is not one: a stone knocked off its points onto it was
+/// lifted (held-out Go 100481: two knocked stones lay between points in the settled
+/// view, and once the players put them back the board read covered until the next hand,
+/// so three moves waited 17 s and came as one change).
 fn unexplained_gaps(
     samples: &Samples,
     reference: &Samples,
     reading: &Occupancy,
     reference_reading: &Occupancy,
+    bare: Option<&Samples>,
     inner_only: bool,
 ) -> usize {
     let size = samples.size;
@@ -958,7 +980,14 @@ fn unexplained_gaps(
             *changed &= !samples::is_outer_gap(size, gap);
         }
     }
-    let mut explained = vec![false; changed.len()];
+    let mut explained = match bare {
+        Some(bare) if bare.size == size => samples
+            .changed_in_kind(bare)
+            .into_iter()
+            .map(|changed| !changed)
+            .collect(),
+        _ => vec![false; changed.len()],
+    };
     for row in 0..size {
         for col in 0..size {
             if reading.get(row, col) != reference_reading.get(row, col) {
@@ -1202,6 +1231,43 @@ mod tests {
         assert!(stones_pushed(&edges(wood), &next, Some(&reference), &first).is_empty());
         next.set(1, 1, Some(Color::Black));
         assert!(stones_pushed(&off, &next, Some(&reference), &first).is_empty());
+    }
+
+    #[test]
+    fn a_gap_that_looks_bare_again_is_a_stone_lifted_not_a_cover() {
+        let wood = [41.4, 62.5, 89.8];
+        let stone = [38.9, 34.8, 35.1];
+        let sleeve = [120.0, 60.0, 40.0];
+        let view = |changed: [f32; 3]| {
+            let mut gaps = vec![wood; 16];
+            gaps[5] = changed;
+            gaps[10] = changed;
+            Samples {
+                size: 3,
+                gaps,
+                points: vec![wood; 9],
+                rim: Vec::new(),
+            }
+        };
+        // Two knocked stones lay between points in the settled view; the players lifted
+        // them, and no point's reading changed.
+        let reference = view(stone);
+        let bare = view(wood);
+        let reading = Occupancy::empty(3, 3);
+        let unexplained = |now: &Samples, bare: Option<&Samples>| {
+            unexplained_gaps(now, &reference, &reading, &reading, bare, false)
+        };
+        assert_eq!(
+            unexplained(&view(wood), None),
+            2,
+            "judged on the reference alone"
+        );
+        assert_eq!(unexplained(&view(wood), Some(&bare)), 0);
+        assert_eq!(
+            unexplained(&view(sleeve), Some(&bare)),
+            2,
+            "an arm is no bare wood"
+        );
     }
 
     #[test]
