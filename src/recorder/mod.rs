@@ -688,9 +688,10 @@ impl Recording for GoRecording {
         let report = tracker.analyse(&frame.image, frame.time, frame.index)?;
         if self.trace {
             eprintln!(
-                "{:8.2} {:?} settled={} reading_diff={}",
+                "{:8.2} {:?} reach={} settled={} reading_diff={}",
                 frame.time,
                 report.view,
+                report.reach,
                 report.settled.as_ref().map_or(0, |s| s.frames),
                 match (&report.reading, session.inference.as_ref()) {
                     (Some(r), Some(i)) => i
@@ -730,8 +731,15 @@ impl Recording for GoRecording {
         match report.view {
             View::Moving { .. } | View::Covered { .. } => session.hands.over(frame.time),
             View::NoBoard => session.hands.lost_sight(),
+            // An arm lingering at the edge of a still view is the hand still there: it
+            // may place its stone only now.
+            View::Clear if report.arm => session.hands.over(frame.time),
             View::Clear => {}
         }
+        session.reading_changed = match (&report.reading, &session.inference) {
+            (Some(reading), Some(inference)) => reading != inference.board(),
+            _ => false,
+        };
         if let Some(settled) = &report.settled {
             session.settled(settled, frame, tracker, on_line)?;
             if let Some(inference) = &session.inference {
@@ -815,6 +823,11 @@ impl Hands {
         self.reached = true;
     }
 
+    /// Whether a hand was over the board within [`HAND_AWAY`] of `now`.
+    fn recent(&self, now: f64) -> bool {
+        self.last.is_some_and(|last| now - last <= HAND_AWAY)
+    }
+
     /// The hands that came since the count began: none when only something without an
     /// arm moved.
     fn count(&self) -> usize {
@@ -887,6 +900,9 @@ struct Session {
     stills: bool,
     /// The hands over the board since the last position acted on.
     hands: Hands,
+    /// Whether this frame's reading differs from the position acted on: a change the
+    /// settled view, which lags the reading, does not show yet.
+    reading_changed: bool,
     /// The frame of the last position acted on (reduced for evidence) and its factor.
     before: Option<(Mat, f64)>,
     resume_time: Option<f64>,
@@ -947,6 +963,7 @@ impl Session {
             live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
             stills: kind == SourceKind::Stills,
             hands: Hands::default(),
+            reading_changed: false,
             before: None,
             resume_time: None,
             moves: 0,
@@ -1412,8 +1429,15 @@ impl Session {
             return Ok(());
         };
         if &settled.occupancy == inference.board() {
-            // Nothing new: whatever the hand did, it left the board as it was.
-            self.hands.restart();
+            // Nothing new: whatever the hand did, it left the board as it was. Unless it
+            // is still there, or the reading already shows what it did: a view settles
+            // on clear frames while an arm rests at the edge, and the stone it then puts
+            // down is its visit's (held-out Go 100485:
+            // White's edge stone came 0.3 s after the unchanged view settled, was taken
+            // as a change no hand made, waited, and was merged with Black's reply).
+            if !self.hands.recent(frame.time) && !self.reading_changed {
+                self.hands.restart();
+            }
             if self.before.is_none() {
                 self.before = Some(evidence::reduce(&frame.image)?);
             }
@@ -1990,6 +2014,23 @@ impl Progress {
 mod tests {
     use super::*;
     use crate::games::Occupancy;
+
+    #[test]
+    fn a_hand_is_recent_until_it_has_been_away_long_enough_to_be_another_visit() {
+        let mut hands = Hands::default();
+        assert!(!hands.recent(1.0), "no hand yet");
+        hands.over(1.0);
+        assert!(
+            hands.recent(1.3),
+            "an arm resting at the edge, a still view settling"
+        );
+        assert!(!hands.recent(1.0 + HAND_AWAY + 0.05));
+        hands.lost_sight();
+        assert!(
+            !hands.recent(1.1),
+            "the board out of sight says nothing of hands"
+        );
+    }
 
     #[test]
     fn a_hand_lifting_for_a_frame_is_one_visit_and_a_hand_back_later_another() {

@@ -259,6 +259,9 @@ pub struct Report {
     /// out of the picture and cannot say ([`reaches_across_edge`]): motion with nothing
     /// crossing the edge is a stone knocked by accident, not a hand.
     pub reach: bool,
+    /// Whether an arm was seen at the board's edge on this frame: `reach` that is seen,
+    /// not assumed because nothing can say.
+    pub arm: bool,
 }
 
 /// Stones gone from their points (bare in `now`, image order) that stand on the middle of
@@ -541,6 +544,7 @@ impl Tracker {
             settled: None,
             reading: None,
             reach: true,
+            arm: false,
         };
         if self.lock.is_none() {
             if time < self.next_attempt {
@@ -564,14 +568,19 @@ impl Tracker {
                 (Some(previous), false) => samples.moved(previous, MOTION_THRESHOLD),
                 _ => 0,
             };
+            let reference = lock.reference.as_ref().map(|(reference, _)| reference);
             report.reach = self.options.stills
                 || reaches_across_edge(
                     &lock.geometry,
                     image,
                     &samples,
                     lock.previous.as_ref(),
-                    lock.reference.as_ref().map(|(reference, _)| reference),
+                    reference,
                 );
+            report.arm = !self.options.stills
+                && report.reach
+                && edge_in_view(&lock.geometry, image.cols(), image.rows())
+                && reference.is_some();
             lock.previous = Some(samples.clone());
             if moved >= MOTION_GAPS {
                 lock.still_since = None;
