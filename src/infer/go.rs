@@ -1390,14 +1390,17 @@ mod tests {
         assert!(moves(&out).is_empty(), "{out:?}");
     }
 
+    /// Black cc, White bd, Black dd: White to move.
+    const THREE_MOVES: [[&str; 5]; 3] = [
+        [".....", ".....", "..B..", ".....", "....."],
+        [".....", ".....", "..B..", ".W...", "....."],
+        [".....", ".....", "..B..", ".W.B.", "....."],
+    ];
+
     #[test]
     fn tga_26_a_knocked_stone_landing_on_a_point_is_the_knock_not_a_move() {
-        let before = [".....", ".....", "..B..", ".W.B.", "....."];
-        let mut game = played(&[
-            [".....", ".....", "..B..", ".....", "....."],
-            [".....", ".....", "..B..", ".W...", "....."],
-            before,
-        ]);
+        let before = THREE_MOVES[2];
+        let mut game = played(&THREE_MOVES);
         let at = 4.0;
         // White to move. Black's cc and White's own bd are swept off, and a white stone
         // comes to rest on ae.
@@ -1425,11 +1428,7 @@ mod tests {
 
     #[test]
     fn a_move_that_lifts_only_opponent_stones_is_still_the_move() {
-        let mut game = played(&[
-            [".....", ".....", "..B..", ".....", "....."],
-            [".....", ".....", "..B..", ".W...", "....."],
-            [".....", ".....", "..B..", ".W.B.", "....."],
-        ]);
+        let mut game = played(&THREE_MOVES);
         let at = 4.0;
         // White plays ea and takes Black's cc and dd off as if captured.
         let lifted = board(&["....W", ".....", ".....", ".W...", "....."]);
