@@ -817,19 +817,25 @@ impl GoInference {
         Some(found)
     }
 
-    /// A stone of the side to move that appears in the same view as two or more stones
-    /// gone with liberties, one of them its own colour, is a knocked stone that came to
-    /// rest on a point, not a move: players do not lift their own stones as prisoners, and
-    /// nobody plays into a board that was just swept. Read as a move it was committed at
+    /// Stones that appear in the same view as two or more stones gone with liberties, each
+    /// matched by a gone stone of its own colour, are knocked stones that came to rest on
+    /// points, not moves: players do not lift their own stones as prisoners, and nobody
+    /// plays into a board that was just swept (held-out Go 100542: two of five knocked
+    /// stones, one of each colour, were recorded as Black's and White's moves). Read as a move it was committed at
     /// once beside the knock, then flagged taken back when the players restored the
     /// board, and the real move after it read as a second one (held-out Go 100481,
     /// 100489, 100517: knocks staged half a second after a move). The whole change is the
     /// knock (TGA 26); a real move made with it stays on the board once the rest is put
     /// back, and is read then.
     fn knock_not_move(&self, found: &Explanation, corrected: &Occupancy) -> Option<Explanation> {
-        let &[(mover, Move::Play(_))] = found.moves.as_slice() else {
+        let placed: Vec<Color> = found
+            .moves
+            .iter()
+            .map(|&(color, mv)| matches!(mv, Move::Play(_)).then_some(color))
+            .collect::<Option<_>>()?;
+        if placed.is_empty() {
             return None;
-        };
+        }
         let rules = self.position.board().to_occupancy();
         let after = found.after.board().to_occupancy();
         let pending = found.pending_removals();
@@ -843,7 +849,12 @@ impl GoInference {
             })
             .filter_map(|[row, col]| rules.get(row, col))
             .collect();
-        if gone.len() < 2 || !gone.contains(&mover) {
+        let count = |stones: &[Color], color: Color| stones.iter().filter(|&&c| c == color).count();
+        if gone.len() < 2
+            || [Color::Black, Color::White]
+                .iter()
+                .any(|&color| count(&placed, color) > count(&gone, color))
+        {
             return None;
         }
         let points = rules
@@ -1424,6 +1435,17 @@ mod tests {
         assert_eq!(moves(&out), [(Color::White, "eb".to_string())], "{out:?}");
         assert!(flags(&out).is_empty(), "{out:?}");
         assert!(game.discrepancies().is_empty());
+    }
+
+    #[test]
+    fn tga_26_knocked_stones_of_both_colours_landing_on_points_are_no_moves() {
+        let mut game = played(&THREE_MOVES);
+        // cc, bd and dd swept off; a black and a white stone come to rest on points.
+        let swept = board(&[".....", "B....", ".....", ".....", "W...."]);
+        let mut out = game.observe(&seen(&swept, &SURE, 4.0, 4.2));
+        out.extend(game.observe(&seen(&swept, &SURE, 4.0, 5.7)));
+        assert!(moves(&out).is_empty(), "{out:?}");
+        assert_eq!(flags(&out), [FlagKind::BoardDisturbed], "{out:?}");
     }
 
     #[test]
