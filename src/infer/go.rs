@@ -14,7 +14,9 @@
 //! about to put things right), and a change that appeared with no hand over the board
 //! since the last settled position must hold for [`InferOptions::unexplained_seconds`].
 
-use crate::games::go::{Context, FlagKind, Move, Point, Position, explain, explain::Explanation};
+use crate::games::go::{
+    Context, Flag, FlagKind, Move, Point, Position, explain, explain::Explanation,
+};
 use crate::games::{Article, Color, Occupancy, Penalty};
 use std::collections::BTreeMap;
 
@@ -807,26 +809,20 @@ impl GoInference {
             }
         }
         let (rest, mut found) = fewest?;
-        found.flags.push(crate::games::go::Flag {
-            kind: FlagKind::Displaced,
-            rules: FlagKind::Displaced.rules().to_vec(),
-            penalties: FlagKind::Displaced.penalties().to_vec(),
-            points: rest,
-            move_index: None,
-        });
+        found.flags.push(Flag::new(FlagKind::Displaced, rest, None));
         Some(found)
     }
 
     /// Stones that appear in the same view as two or more stones gone with liberties, each
     /// matched by a gone stone of its own colour, are knocked stones that came to rest on
     /// points, not moves: players do not lift their own stones as prisoners, and nobody
-    /// plays into a board that was just swept (held-out Go 100542: two of five knocked
-    /// stones, one of each colour, were recorded as Black's and White's moves). Read as a move it was committed at
-    /// once beside the knock, then flagged taken back when the players restored the
-    /// board, and the real move after it read as a second one (held-out Go 100481,
-    /// 100489, 100517: knocks staged half a second after a move). The whole change is the
-    /// knock (TGA 26); a real move made with it stays on the board once the rest is put
-    /// back, and is read then.
+    /// plays into a board that was just swept. Read as a move, such a stone was committed
+    /// at once beside the knock, then flagged taken back when the players restored the
+    /// board, and the real move after it read as a second one (held-out Go 100481, 100489,
+    /// 100517: knocks staged half a second after a move; 100542: two of five knocked
+    /// stones, one of each colour, recorded as Black's and White's moves). The whole
+    /// change is the knock (TGA 26); a real move made with it stays on the board once the
+    /// rest is put back, and is read then.
     fn knock_not_move(&self, found: &Explanation, corrected: &Occupancy) -> Option<Explanation> {
         let placed: Vec<Color> = found
             .moves
@@ -839,15 +835,15 @@ impl GoInference {
         let rules = self.position.board().to_occupancy();
         let after = found.after.board().to_occupancy();
         let pending = found.pending_removals();
-        let gone: Vec<Color> = rules
-            .differences(corrected)
-            .into_iter()
-            .filter(|&[row, col]| {
+        let differences = rules.differences(corrected);
+        let gone: Vec<Color> = differences
+            .iter()
+            .filter(|&&[row, col]| {
                 corrected.get(row, col).is_none()
                     && after.get(row, col).is_some()
                     && !pending.contains(&Point::new(row as u8, col as u8))
             })
-            .filter_map(|[row, col]| rules.get(row, col))
+            .filter_map(|&[row, col]| rules.get(row, col))
             .collect();
         let count = |stones: &[Color], color: Color| stones.iter().filter(|&&c| c == color).count();
         if gone.len() < 2
@@ -857,20 +853,13 @@ impl GoInference {
         {
             return None;
         }
-        let points = rules
-            .differences(corrected)
+        let points = differences
             .into_iter()
             .map(|[row, col]| Point::new(row as u8, col as u8))
             .collect();
         Some(Explanation {
             moves: Vec::new(),
-            flags: vec![crate::games::go::Flag {
-                kind: FlagKind::BoardDisturbed,
-                rules: FlagKind::BoardDisturbed.rules().to_vec(),
-                penalties: FlagKind::BoardDisturbed.penalties().to_vec(),
-                points,
-                move_index: None,
-            }],
+            flags: vec![Flag::new(FlagKind::BoardDisturbed, points, None)],
             after: self.position.clone(),
         })
     }
@@ -978,7 +967,7 @@ fn breaches(explanation: &Explanation) -> bool {
 }
 
 /// Notes, and prisoners of the last move still being lifted: nothing a referee must see.
-fn is_note(flag: &crate::games::go::Flag, explanation: &Explanation) -> bool {
+fn is_note(flag: &Flag, explanation: &Explanation) -> bool {
     let last = explanation.moves.len().checked_sub(1);
     match flag.kind {
         FlagKind::InferredOrder | FlagKind::Repetition => true,
@@ -991,7 +980,7 @@ fn is_note(flag: &crate::games::go::Flag, explanation: &Explanation) -> bool {
 /// a ko retaken, a suicide stone) is as sure as any move and is flagged at once, before the
 /// opponent's reply can blur the order; a stone that vanished or moved is what a misread
 /// or a passing shadow looks like, so it must stand.
-fn breaching(flag: &crate::games::go::Flag, explanation: &Explanation) -> bool {
+fn breaching(flag: &Flag, explanation: &Explanation) -> bool {
     let last = explanation.moves.len().checked_sub(1);
     match flag.kind {
         FlagKind::InferredOrder
@@ -1005,7 +994,7 @@ fn breaching(flag: &crate::games::go::Flag, explanation: &Explanation) -> bool {
 }
 
 /// Reads an explanation's flag as another irregularity of the same points.
-fn recast(flag: &mut crate::games::go::Flag, kind: FlagKind) {
+fn recast(flag: &mut Flag, kind: FlagKind) {
     flag.kind = kind;
     flag.rules = kind.rules().to_vec();
     flag.penalties = kind.penalties().to_vec();

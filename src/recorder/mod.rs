@@ -21,9 +21,9 @@ mod unexplained;
 
 pub use actions::{Action, ActionRequest, Corrections, apply_action, point_from_sgf};
 
-use crate::games::Color;
 use crate::games::go::scoring::{self, Counting};
 use crate::games::go::{FlagKind, Move, Point, Position};
+use crate::games::{Color, Occupancy};
 use crate::geometry::calibration::Calibration;
 use crate::geometry::eight::EightGame;
 use crate::infer::go::{GoInference, InferOptions, Outcome, Seen};
@@ -736,12 +736,8 @@ impl Recording for GoRecording {
             View::Clear if report.arm => session.hands.over(frame.time),
             View::Clear => {}
         }
-        session.reading_changed = match (&report.reading, &session.inference) {
-            (Some(reading), Some(inference)) => reading != inference.board(),
-            _ => false,
-        };
         if let Some(settled) = &report.settled {
-            session.settled(settled, frame, tracker, on_line)?;
+            session.settled(settled, report.reading.as_ref(), frame, tracker, on_line)?;
             if let Some(inference) = &session.inference {
                 tracker.believe(inference.board().clone());
             }
@@ -900,9 +896,6 @@ struct Session {
     stills: bool,
     /// The hands over the board since the last position acted on.
     hands: Hands,
-    /// Whether this frame's reading differs from the position acted on: a change the
-    /// settled view, which lags the reading, does not show yet.
-    reading_changed: bool,
     /// The frame of the last position acted on (reduced for evidence) and its factor.
     before: Option<(Mat, f64)>,
     resume_time: Option<f64>,
@@ -963,7 +956,6 @@ impl Session {
             live: matches!(kind, SourceKind::Stream | SourceKind::Camera),
             stills: kind == SourceKind::Stills,
             hands: Hands::default(),
-            reading_changed: false,
             before: None,
             resume_time: None,
             moves: 0,
@@ -1396,14 +1388,16 @@ impl Session {
         self.write_outcomes(&outcomes, pass.time, 1.0, None, None, on_line)
     }
 
+    /// `reading` is this frame's own, which the settled view lags behind.
     fn settled(
         &mut self,
         settled: &Settled,
+        reading: Option<&Occupancy>,
         frame: &Frame,
         tracker: &Tracker,
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
-        self.act_on(settled, frame, tracker, on_line)?;
+        self.act_on(settled, reading, frame, tracker, on_line)?;
         // Before a game in progress is joined nothing is recorded for a reading to differ from.
         if !self.joined_checked {
             return Ok(());
@@ -1415,6 +1409,7 @@ impl Session {
     fn act_on(
         &mut self,
         settled: &Settled,
+        reading: Option<&Occupancy>,
         frame: &Frame,
         tracker: &Tracker,
         on_line: &mut dyn FnMut(&str),
@@ -1435,7 +1430,8 @@ impl Session {
             // down is its visit's (held-out Go 100485:
             // White's edge stone came 0.3 s after the unchanged view settled, was taken
             // as a change no hand made, waited, and was merged with Black's reply).
-            if !self.hands.recent(frame.time) && !self.reading_changed {
+            let reading_changed = reading.is_some_and(|reading| reading != inference.board());
+            if !self.hands.recent(frame.time) && !reading_changed {
                 self.hands.restart();
             }
             if self.before.is_none() {

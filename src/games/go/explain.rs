@@ -209,7 +209,8 @@ pub struct Flag {
 }
 
 impl Flag {
-    fn new(kind: FlagKind, points: Vec<Point>, move_index: Option<usize>) -> Flag {
+    /// A flag of `kind`, with that kind's articles and penalties.
+    pub fn new(kind: FlagKind, points: Vec<Point>, move_index: Option<usize>) -> Flag {
         Flag {
             kind,
             rules: kind.rules().to_vec(),
