@@ -144,6 +144,10 @@ pub struct BoardLooks {
     bare: Vec<Option<Look>>,
     /// Per point, the group whose looks it is judged by (see [`BoardLooks::grouped`]).
     groups: Vec<usize>,
+    /// Where a point's own bare look is known, how far (nats) below its class's bare
+    /// likelihood its own may fall ([`BoardLooks::with_bare_floor`]); `None`: its own
+    /// bare look alone decides.
+    bare_floor: Option<f32>,
     /// Whether white is judged by [`white_before_any`] until a white stone has taught its
     /// look (see [`BoardLooks::go`]).
     white_hides_lines: bool,
@@ -175,6 +179,7 @@ impl BoardLooks {
             known: vec![None; size * size],
             bare: vec![None; size * size],
             groups,
+            bare_floor: None,
             white_hides_lines: false,
         }
     }
@@ -191,6 +196,13 @@ impl BoardLooks {
             white_hides_lines: true,
             ..BoardLooks::new(size)
         }
+    }
+
+    /// Looks in which a point is bare if it looks like its own bare look or, `floor`
+    /// nats less likely, like its class's bare points.
+    pub fn with_bare_floor(mut self, floor: f32) -> BoardLooks {
+        self.bare_floor = Some(floor);
+        self
     }
 
     /// Lines per side.
@@ -316,14 +328,26 @@ impl BoardLooks {
                 .enumerate()
                 .map(|(i, look)| {
                     std::array::from_fn(|k| {
-                        let mut class = classes[self.groups[i]][k];
+                        let class = classes[self.groups[i]][k];
                         // A bare point is judged against its own bare look where known.
-                        if k == 0
-                            && let Some(bare) = self.bare[i]
-                        {
-                            class.centre = bare.values();
+                        match (k, self.bare[i]) {
+                            (0, Some(bare)) => {
+                                let own = student_log_density(
+                                    look.values(),
+                                    ClassLook {
+                                        centre: bare.values(),
+                                        ..class
+                                    },
+                                );
+                                match self.bare_floor {
+                                    Some(floor) => {
+                                        own.max(student_log_density(look.values(), class) - floor)
+                                    }
+                                    None => own,
+                                }
+                            }
+                            _ => student_log_density(look.values(), class),
                         }
-                        student_log_density(look.values(), class)
                     })
                 })
                 .collect(),
@@ -708,6 +732,44 @@ mod tests {
         // One class for both colours of square learns White's look from the dark squares
         // and calls this one bare.
         assert_eq!(judged(false), None);
+    }
+
+    #[test]
+    fn a_square_that_looks_like_the_boards_bare_squares_is_bare_with_a_floor() {
+        // As on Makruk 310563: a2, under the top of the Ruea on a1, learned a dark bare
+        // look; the Ruea leaves, and a2, now as bare as any square, must not read as a
+        // light piece.
+        let size = 6;
+        let (front, behind) = (5 * size, 4 * size);
+        let mut believed = Occupancy::empty(size, size);
+        let mut looks = vec![BARE_SQUARE; size * size];
+        for col in 0..size {
+            believed.set(0, col, Some(Color::Black));
+            looks[col] = look(-1.2, -0.8, 1.5);
+            believed.set(5, col, Some(Color::White));
+            looks[5 * size + col] = look(0.1, -0.2, 0.5);
+        }
+        looks[behind] = look(-0.5, 0.25, 0.55);
+        let judged = |mut board: BoardLooks| {
+            board.learn(&looks, &believed, &believed);
+            let mut now = looks.clone();
+            now[front] = BARE_SQUARE;
+            now[behind] = look(0.0, 0.09, 0.32);
+            let cells: Vec<CellReading> = (0..size * size)
+                .map(|i| match believed.get(i / size, i % size) {
+                    _ if i == front || i == behind => {
+                        CellReading::from_probabilities([0.98, 0.0, 0.02])
+                    }
+                    Some(Color::Black) => CellReading::from_probabilities([0.01, 0.98, 0.01]),
+                    Some(Color::White) => CellReading::from_probabilities([0.01, 0.01, 0.98]),
+                    None => CellReading::from_probabilities([0.98, 0.01, 0.01]),
+                })
+                .collect();
+            board.sharpen(Observation { size, cells }, &now).cells[behind].color
+        };
+        assert_eq!(judged(BoardLooks::new(size).with_bare_floor(2.0)), None);
+        // Judged against the look it had under the Ruea alone, it is no bare square.
+        assert_eq!(judged(BoardLooks::new(size)), Some(Color::White));
     }
 
     #[test]
