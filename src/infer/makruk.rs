@@ -865,6 +865,15 @@ mod tests {
         );
     }
 
+    fn sans(out: &[Outcome]) -> Vec<&str> {
+        out.iter()
+            .filter_map(|o| match o {
+                Outcome::Move { san, .. } => Some(san.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn flags(out: &[Outcome]) -> Vec<RukFlag> {
         out.iter()
             .filter_map(|o| match o {
@@ -941,14 +950,7 @@ mod tests {
                 })
             })
             .collect();
-        let sans: Vec<&str> = out
-            .iter()
-            .filter_map(|o| match o {
-                Outcome::Move { san, .. } => Some(san.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(sans, ["c4"], "{out:?}");
+        assert_eq!(sans(&out), ["c4"], "{out:?}");
     }
 
     #[test]
@@ -1151,14 +1153,7 @@ mod tests {
         );
         let squares = probabilities(&after.occupancy(), &[0.97; 64]);
         let out = game.observe(&look(&squares, 11.0));
-        let sans: Vec<&str> = out
-            .iter()
-            .filter_map(|o| match o {
-                Outcome::Move { san, .. } => Some(san.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(sans, vec!["dxe4", "Nd2"], "{out:?}");
+        assert_eq!(sans(&out), ["dxe4", "Nd2"], "{out:?}");
     }
 
     #[test]
