@@ -575,10 +575,10 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
 }
 
 /// Whether `earlier`, the likeliest reading of an unsure sighting, is still what a later
-/// sighting no explanation fits shows: the later one explains no fewer of its squares by
-/// another reading, unless that reading begins with the same move (the next move came
-/// on top of it). If not, the later sighting is the same change seen better, with
-/// a square misread beside it, and the earlier guess was wrong. On Makruk 310559 (dim
+/// sighting that no explanation fits shows: no other reading leaves fewer of its squares
+/// contradicted, or the one that does begins with the same move (the next move came on
+/// top of it). If not, the later sighting is the same change seen better, with a square
+/// misread beside it, and the earlier guess was wrong. On Makruk 310559 (dim
 /// light) a hand's passage read a1 and b1 bare and c3 unsure: the guess Ra2. The settled
 /// view showed c3-c4 with a Black Bia beside it read bare; Ra2, which that view
 /// contradicted on five squares, was recorded, and every later move was read against it.
