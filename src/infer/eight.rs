@@ -536,7 +536,6 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
             }
             if seen.hand_seen
                 && let Some(earlier) = stage.waiting().unsure.take()
-                && still_shown(stage, earlier, seen)
             {
                 // The next move began before the last was sure: take the likeliest
                 // reading of that one, then look again.
@@ -572,33 +571,6 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
     stage.resolve(seen, &mut outcomes);
     stage.waiting().transient = None;
     outcomes
-}
-
-/// Whether `earlier`, the likeliest reading of an unsure sighting, is still what a later
-/// sighting that no explanation fits shows: no other reading leaves fewer of its squares
-/// contradicted, or the one that does begins with the same move (the next move came on
-/// top of it). If not, the later sighting is the same change seen better, with a square
-/// misread beside it, and the earlier guess was wrong. On Makruk 310559 (dim
-/// light) a hand's passage read a1 and b1 bare and c3 unsure: the guess Ra2. The settled
-/// view showed c3-c4 with a Black Bia beside it read bare; Ra2, which that view
-/// contradicted on five squares, was recorded, and every later move was read against it.
-fn still_shown<S: Stage>(stage: &S, earlier: S::Reading, seen: &Seen8) -> bool {
-    let candidates = stage.candidates();
-    let Some(earlier_contradicted) = candidates
-        .iter()
-        .find(|c| c.what == earlier)
-        .map(|c| c.expected.fit(seen).contradicted)
-    else {
-        return false;
-    };
-    match closest(candidates, seen) {
-        Some((best, best_contradicted)) => {
-            best == earlier
-                || S::first_move(&best).is_some_and(|m| S::first_move(&earlier) == Some(m))
-                || earlier_contradicted <= best_contradicted
-        }
-        None => true,
-    }
 }
 
 /// A change no explanation fits, standing long enough: the stage notices it.

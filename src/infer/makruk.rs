@@ -925,35 +925,6 @@ mod tests {
     }
 
     #[test]
-    fn an_unsure_guess_the_settled_view_contradicts_is_not_recorded() {
-        // As on Makruk 310559: a hand's passage leaves c3-c4 and d3-d4 both half seen, d4
-        // the likelier; the view after it shows c3-c4 plainly, with e6's Bia read bare
-        // beside it, so no explanation fits. The guess d4 is not recorded: c4 is, and e6
-        // is flagged once it has stood.
-        let start = Position::start();
-        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
-        let (c3, c4, d3, d4, e6) = (5 * 8 + 2, 4 * 8 + 2, 5 * 8 + 3, 4 * 8 + 3, 2 * 8 + 4);
-        let mut passing = probabilities(&start.occupancy(), &[0.97; 64]);
-        passing[c3] = [0.5, 0.0, 0.5];
-        passing[c4] = [0.5, 0.0, 0.5];
-        passing[d3] = [0.55, 0.0, 0.45];
-        passing[d4] = [0.45, 0.0, 0.55];
-        assert!(game.observe(&look(&passing, 1.0)).is_empty());
-        let mut settled = probabilities(&played(&start, "c3c4").occupancy(), &[0.97; 64]);
-        settled[e6] = [0.97, 0.02, 0.01];
-        let out: Vec<Outcome> = [2.3, 3.0, 4.0, 5.0]
-            .into_iter()
-            .flat_map(|now| {
-                game.observe(&Seen8 {
-                    now,
-                    ..look(&settled, 2.0)
-                })
-            })
-            .collect();
-        assert_eq!(sans(&out), ["c4"], "{out:?}");
-    }
-
-    #[test]
     fn a_piece_read_beside_the_square_a_figure_came_to_is_no_piece_added() {
         // 1. e4 with e5, just beyond the Bia, read as a light piece: the move, no flag. The
         // same reading on a5, away from the move, is a piece added.
