@@ -826,8 +826,8 @@ fn looks_for(surface: Surface) -> BoardLooks {
 /// where they did when it was learned. On Makruk 310563 (640×480, 47°) a2's bare look
 /// was learned under the top of the Ruea on a1; when the Ruea left for e1, bare a2 was
 /// unlike it and read as a light piece, and the move was recorded as a1-a2. Measured on
-/// 35 8×8 clips (s27): 1 nat 449 of 488 Makruk held-out moves and 59 false flags, 2 nats
-/// 451 and 50, 3 nats 451 and 52, none 449 and 52; Mak-hos unchanged.
+/// 35 8×8 clips (s27, docs/record-eight.md): Makruk 655 → 658 moves of 719, 68 → 73 false
+/// flags (all five on one bowed clip); a floor of 1 nat lost moves, 3 gained none more.
 const BARE_FLOOR: f32 = 2.0;
 
 /// How far the whole picture moved from `before` to `after`, in pixels.
