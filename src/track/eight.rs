@@ -187,7 +187,7 @@ impl EightTracker {
             last_turns: None,
             next_attempt: f64::NEG_INFINITY,
             lost_reported: false,
-            looks: BoardLooks::new(SQUARES),
+            looks: looks_for(Surface::Grid),
             believed: None,
             side_measure: None,
             orient_since: None,
@@ -827,7 +827,8 @@ fn looks_for(surface: Surface) -> BoardLooks {
 /// was learned under the top of the Ruea on a1; when the Ruea left for e1, bare a2 was
 /// unlike it and read as a light piece, and the move was recorded as a1-a2. Measured on
 /// 35 8×8 clips (s27, docs/record-eight.md): Makruk 655 → 658 moves of 719, 68 → 73 false
-/// flags (all five on one bowed clip); a floor of 1 nat lost moves, 3 gained none more.
+/// flags (all five on one bowed clip), Mak-hos unchanged. Beside a guess rule since
+/// reverted, a floor of 1 nat lost moves and one of 3 gained none over 2.
 const BARE_FLOOR: f32 = 2.0;
 
 /// How far the whole picture moved from `before` to `after`, in pixels.
