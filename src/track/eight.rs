@@ -281,7 +281,7 @@ impl EightTracker {
         let (rectified, samples) = {
             let lock = self.lock.as_ref().expect("locked above");
             let rectified = crate::reading::rectify(image, &lock.board.geometry, CELL)?;
-            let samples = Samples::measure(&rectified, LINES, CELL)?;
+            let samples = Samples::measure_with_rim(&rectified, LINES, CELL, RIM_PER_SQUARE)?;
             (rectified, samples)
         };
 
@@ -297,7 +297,11 @@ impl EightTracker {
                 &samples,
                 lock.previous.as_ref(),
                 lock.reference.as_ref().map(|(reference, _)| reference),
-            );
+            )
+            || lock
+                .previous
+                .as_ref()
+                .is_some_and(|previous| samples.rim_crossed(previous, RIM_CROSSED, RIM_CALM));
         lock.previous = Some(samples.clone());
         let quiet_since_reach = time - self.last_reach;
         if report.reach {
@@ -683,7 +687,7 @@ impl EightTracker {
             let shifts = squares::body_shifts_in(image, &board.geometry, self.pieces);
             let reading =
                 squares::read_rectified(&rectified, &board, self.pieces, &shifts)?.occupancy();
-            let samples = Samples::measure(&rectified, LINES, CELL)?;
+            let samples = Samples::measure_with_rim(&rectified, LINES, CELL, RIM_PER_SQUARE)?;
             let left = unexplained_corners(
                 &samples,
                 reference,
@@ -830,6 +834,19 @@ fn looks_for(surface: Surface) -> BoardLooks {
 /// flags (all five on one bowed clip), Mak-hos unchanged. Beside a guess rule since
 /// reverted, a floor of 1 nat lost moves and one of 3 gained none over 2.
 const BARE_FLOOR: f32 = 2.0;
+
+/// Rim samples along each side per square. Level with the lines alone, nine a side, an
+/// arm reaching in over a square's middle passed between them: on Mak-hos 300460
+/// (1920×1080) the hands that played 7-10 and 24-19 over the far edge never showed as
+/// reach, and both moves were flagged as pieces moved with no hand.
+const RIM_PER_SQUARE: usize = 4;
+
+/// The change between two frames, in grey levels, of a rim sample that an arm crossing it
+/// makes, on a side whose middle change is at most [`RIM_CALM`]: on Mak-hos 300460 the
+/// fingers over the board's light wooden frame changed it by 17 to 36 levels, under the
+/// 28 of the arm test shared with Go on most frames; a still rim changes by under 8.
+const RIM_CROSSED: f32 = 18.0;
+const RIM_CALM: f32 = 8.0;
 
 /// How far the whole picture moved from `before` to `after`, in pixels.
 fn picture_shift(before: &Mat, after: &Mat) -> opencv::Result<[f64; 2]> {

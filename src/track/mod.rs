@@ -1214,6 +1214,7 @@ mod tests {
                 gaps: vec![wood; 16],
                 points,
                 rim: Vec::new(),
+                rim_between: Vec::new(),
             }
         };
         let mut held = Occupancy::empty(3, 3);
@@ -1256,6 +1257,7 @@ mod tests {
                 gaps,
                 points: vec![wood; 9],
                 rim: Vec::new(),
+                rim_between: Vec::new(),
             }
         };
         // Two knocked stones lay between points in the settled view; the players lifted

@@ -41,12 +41,30 @@ pub struct Samples {
     /// Beyond the edge lines, 0.85 of a spacing out, level with every line: where an arm
     /// reaching for an edge point passes without covering any gap.
     pub rim: Vec<[f32; 3]>,
+    /// On the rim's line between its samples ([`rim_between_places`]); empty on a board
+    /// measured with [`Samples::measure`]. Only [`Samples::rim_crossed`] reads them: the
+    /// tests that count changed samples were tuned on the rim level with the lines, and a
+    /// denser rim there took a tall figure's top leaning over the edge for motion (Makruk
+    /// 310564 lost seven moves).
+    pub rim_between: Vec<[f32; 3]>,
 }
 
 impl Samples {
     /// Measures a rectified board (see [`crate::reading::rectify`]): BGR, 8 bits, point
     /// (col, row) at pixel ((col + 1) · cell, (row + 1) · cell).
     pub fn measure(rectified: &Mat, size: usize, cell: i32) -> opencv::Result<Samples> {
+        Samples::measure_with_rim(rectified, size, cell, 1)
+    }
+
+    /// As [`Samples::measure`], with `rim_per_spacing` rim samples along each side per
+    /// spacing ([`Samples::rim`] and [`Samples::rim_between`]): an 8×8 board's nine lines
+    /// leave an arm room to pass between its rim samples unseen.
+    pub fn measure_with_rim(
+        rectified: &Mat,
+        size: usize,
+        cell: i32,
+        rim_per_spacing: usize,
+    ) -> opencv::Result<Samples> {
         let half = ((f64::from(cell) * BOX_FRACTION).round() as i32).max(1);
         let cols = rectified.cols();
         let rows = rectified.rows();
@@ -79,15 +97,18 @@ impl Samples {
             .flat_map(|row| (0..size).map(move |col| (col, row)))
             .map(|(col, row)| mean_at((col as f64 + 1.0) * c, (row as f64 + 1.0) * c))
             .collect();
-        let rim = rim_places(size)
-            .into_iter()
-            .map(|[col, row]| mean_at((col + 1.0) * c, (row + 1.0) * c))
-            .collect();
+        let at_places = |places: Vec<[f64; 2]>| -> Vec<[f32; 3]> {
+            places
+                .into_iter()
+                .map(|[col, row]| mean_at((col + 1.0) * c, (row + 1.0) * c))
+                .collect()
+        };
         Ok(Samples {
             size,
             gaps,
             points,
-            rim,
+            rim: at_places(rim_places(size)),
+            rim_between: at_places(rim_between_places(size, rim_per_spacing)),
         })
     }
 
@@ -180,6 +201,35 @@ impl Samples {
         changed(&self.points, &earlier.points, gain, threshold)
     }
 
+    /// Whether a rim sample, level with a line or between them, changed from `earlier` by
+    /// more than `threshold` grey levels (the overall gain taken out) on a side whose
+    /// samples changed by no more than `calm` in the middle: an arm covers a few samples
+    /// of a side, where a jolt of the camera changes every sample along it a little.
+    pub fn rim_crossed(&self, earlier: &Samples, threshold: f32, calm: f32) -> bool {
+        let gain = self.gain_against(earlier);
+        let side_of = |rim: &[[f32; 3]], earlier_rim: &[[f32; 3]], side: usize| {
+            rim.iter()
+                .zip(earlier_rim)
+                .skip(side)
+                .step_by(4)
+                .map(|(now, then)| (*now, *then))
+                .collect::<Vec<_>>()
+        };
+        (0..4).any(|side| {
+            let mut changes: Vec<f32> = side_of(&self.rim, &earlier.rim, side)
+                .into_iter()
+                .chain(side_of(&self.rim_between, &earlier.rim_between, side))
+                .map(|(now, then)| {
+                    (0..3)
+                        .map(|ch| (now[ch] / gain - then[ch]).abs())
+                        .fold(0.0, f32::max)
+                })
+                .collect();
+            let most = changes.iter().copied().fold(0.0, f32::max);
+            most > threshold && median(&mut changes) <= calm
+        })
+    }
+
     /// How many rim samples differ from `earlier` by more than `threshold` grey levels,
     /// the overall gain taken out: an arm reaching in, or lying across the board's edge.
     pub fn rim_changed(&self, earlier: &Samples, threshold: f32) -> usize {
@@ -198,12 +248,27 @@ const RIM_OUT: f64 = 0.85;
 /// at (col, row)), in the order of [`Samples::rim`]: level with every line, beyond each
 /// of the four edges.
 pub fn rim_places(size: usize) -> Vec<[f64; 2]> {
+    rim_around(size, (0..size).map(|i| i as f64))
+}
+
+/// Where [`Samples::rim_between`] lies: `per_spacing − 1` places between each two of
+/// [`rim_places`]' along every side, in the same order of sides.
+pub fn rim_between_places(size: usize, per_spacing: usize) -> Vec<[f64; 2]> {
+    let per_spacing = per_spacing.max(1);
+    rim_around(
+        size,
+        (0..size.saturating_sub(1)).flat_map(move |i| {
+            (1..per_spacing).map(move |k| i as f64 + k as f64 / per_spacing as f64)
+        }),
+    )
+}
+
+/// The rim places level with each of `along`, beyond the near row, the far row, the near
+/// column and the far column in turn.
+fn rim_around(size: usize, along: impl Iterator<Item = f64>) -> Vec<[f64; 2]> {
     let (near, far) = (-RIM_OUT, (size - 1) as f64 + RIM_OUT);
-    (0..size)
-        .flat_map(|i| {
-            let along = i as f64;
-            [[along, near], [along, far], [near, along], [far, along]]
-        })
+    along
+        .flat_map(|along| [[along, near], [along, far], [near, along], [far, along]])
         .collect()
 }
 
@@ -580,6 +645,34 @@ mod tests {
         // The bottom side (the second of each four) at the hand's column only.
         let changed: Vec<usize> = (0..rim.len()).filter(|&i| rim[i]).collect();
         assert_eq!(changed, [2 * 4 + 1]);
+    }
+
+    #[test]
+    fn fingers_between_the_lines_cross_the_denser_rim_and_a_jolt_does_not() {
+        let cell = 32;
+        let fill = |image: &mut Mat, rect: opencv::core::Rect, bgr: [f64; 3]| {
+            let colour = Scalar::new(bgr[0], bgr[1], bgr[2], 0.0);
+            imgproc::rectangle(image, rect, colour, -1, imgproc::LINE_8, 0).unwrap();
+        };
+        let empty = board(9, cell);
+        // Fingers 10 px wide over the bottom rim halfway between the third and fourth
+        // lines, 25 grey levels off the frame's wood: below the shared arm test's 28 and
+        // between the samples level with the lines.
+        let mut fingers = empty.clone();
+        let x = (3.5 * f64::from(cell)) as i32;
+        let rect = opencv::core::Rect::new(x - 5, 9 * cell, 10, cell);
+        fill(&mut fingers, rect, [115.0, 185.0, 225.0]);
+        let sparse = |image: &Mat| Samples::measure(image, 9, cell).unwrap();
+        let dense = |image: &Mat| Samples::measure_with_rim(image, 9, cell, 4).unwrap();
+        assert!(!sparse(&fingers).rim_crossed(&sparse(&empty), 18.0, 8.0));
+        assert!(dense(&fingers).rim_crossed(&dense(&empty), 18.0, 8.0));
+        assert_eq!(dense(&fingers).rim, sparse(&fingers).rim);
+        // A jolt shifts the frame's grain under every sample of the side a little.
+        let mut jolted = fingers.clone();
+        let strip = opencv::core::Rect::new(0, 9 * cell + cell / 2, 10 * cell, cell / 2);
+        fill(&mut jolted, strip, [100.0, 172.0, 212.0]);
+        fill(&mut jolted, rect, [115.0, 185.0, 225.0]);
+        assert!(!dense(&jolted).rim_crossed(&dense(&empty), 18.0, 8.0));
     }
 
     #[test]
