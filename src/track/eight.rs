@@ -322,8 +322,10 @@ impl EightTracker {
         let still_since = *lock.still_since.get_or_insert(time);
 
         // Still. Does the lattice still sit on the board?
-        let misaligned =
-            lattice_contrast(&rectified, lock.board.surface)? < MISALIGNED * lock.contrast;
+        let misaligned = off_its_board(
+            lattice_contrast(&rectified, lock.board.surface)?,
+            lock.contrast,
+        );
         if misaligned && !self.options.stills {
             let off_since = *lock.off_since.get_or_insert(time);
             self.run = None;
@@ -847,6 +849,21 @@ const RIM_PER_SQUARE: usize = 4;
 /// 28 of the arm test shared with Go on most frames; a still rim changes by under 8.
 const RIM_CROSSED: f32 = 18.0;
 const RIM_CALM: f32 = 8.0;
+
+/// The least lattice contrast at the lock, in grey levels, for a later view's contrast to
+/// tell whether the lattice still sits on the board: half of nearly nothing is noise. On
+/// Mak-hos 300493 (1280×720) the board was found by lines that measured 0.5; later looks
+/// measured 0 to 0.5, half of them read off the board, no reading settled for ten seconds,
+/// and the first seven moves were lost. Found boards mostly measure 8 to 80; at a floor of
+/// 4 three dim Makruk clips lose the test where it finds their knocks (310557 57 → 36
+/// moves, 310564 44 → 34, 310544 52 → 50).
+const JUDGED_CONTRAST: f64 = 1.0;
+
+/// Whether a view whose lattice contrast is `now` shows the lattice off the board it was
+/// locked on with contrast `at_lock`.
+fn off_its_board(now: f64, at_lock: f64) -> bool {
+    at_lock >= JUDGED_CONTRAST && now < MISALIGNED * at_lock
+}
 
 /// How far the whole picture moved from `before` to `after`, in pixels.
 fn picture_shift(before: &Mat, after: &Mat) -> opencv::Result<[f64; 2]> {
@@ -1513,6 +1530,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_lattice_locked_with_next_to_no_contrast_is_never_judged_off_its_board() {
+        assert!(off_its_board(5.0, 12.5));
+        assert!(!off_its_board(7.0, 12.5));
+        // Mak-hos 300493: lines that measured 0.5 at the lock, and 0 to 0.5 after.
+        assert!(!off_its_board(0.0, 0.5));
+        assert!(!off_its_board(0.2, 0.5));
     }
 
     /// A lock of the same board as `lock`, turned the same way, with nothing settled.
