@@ -383,11 +383,7 @@ impl EightTracker {
             }
         }
         let lock = self.lock.as_mut().expect("locked");
-        let trust = if cover <= COVER_GAPS {
-            SMALL_COVER_TRUST
-        } else {
-            STILL_TRUST
-        };
+        let trust = cover_trust(cover, lock.carried);
         // A cover is trusted once the view has been still and covered that long. The
         // stillness alone is not enough: an arm that reaches in over the edge moves too
         // few squares' corners to read as motion, so a board still for seconds before it
@@ -1129,6 +1125,22 @@ fn pushed_pieces(
 /// cover (two corners) must stay still before it is believed.
 const SMALL_COVER_TRUST: f64 = 0.7;
 
+/// The most unexplained corners a still view may show against a reference carried over a
+/// bump and still be trusted as a small cover: a camera that moved sees the board's
+/// corners from another angle, and they differ from the old view's with nothing over them
+/// (Mak-hos 300473, 1920×1080: three or four corners, no reading settled for 33 s).
+const CARRIED_COVER_GAPS: usize = 4;
+
+/// How long a still view with `cover` unexplained corners must stay still before it is
+/// believed, against a reference `carried` over a bump or not.
+fn cover_trust(cover: usize, carried: bool) -> f64 {
+    if cover <= COVER_GAPS || (carried && cover <= CARRIED_COVER_GAPS) {
+        SMALL_COVER_TRUST
+    } else {
+        STILL_TRUST
+    }
+}
+
 /// The fewest clear looks at the end of the source that make a still view the final
 /// position: the settle window's looks (three), not its time.
 const END_SETTLE_FRAMES: usize = 3;
@@ -1539,6 +1551,16 @@ mod tests {
         // Mak-hos 300493: lines that measured 0.5 at the lock, and 0 to 0.5 after.
         assert!(!off_its_board(0.0, 0.5));
         assert!(!off_its_board(0.2, 0.5));
+    }
+
+    #[test]
+    fn a_few_corners_unlike_a_reference_carried_over_a_bump_are_trusted_soon() {
+        assert_eq!(cover_trust(2, false), SMALL_COVER_TRUST);
+        assert_eq!(cover_trust(4, false), STILL_TRUST);
+        // Mak-hos 300473: the camera moved, and three or four corners differ from the old
+        // view's with nothing over them.
+        assert_eq!(cover_trust(4, true), SMALL_COVER_TRUST);
+        assert_eq!(cover_trust(5, true), STILL_TRUST);
     }
 
     /// A lock of the same board as `lock`, turned the same way, with nothing settled.
