@@ -207,23 +207,14 @@ impl Samples {
     /// of a side, where a jolt of the camera changes every sample along it a little.
     pub fn rim_crossed(&self, earlier: &Samples, threshold: f32, calm: f32) -> bool {
         let gain = self.gain_against(earlier);
-        let side_of = |rim: &[[f32; 3]], earlier_rim: &[[f32; 3]], side: usize| {
-            rim.iter()
-                .zip(earlier_rim)
-                .skip(side)
-                .step_by(4)
-                .map(|(now, then)| (*now, *then))
-                .collect::<Vec<_>>()
-        };
         (0..4).any(|side| {
-            let mut changes: Vec<f32> = side_of(&self.rim, &earlier.rim, side)
-                .into_iter()
-                .chain(side_of(&self.rim_between, &earlier.rim_between, side))
-                .map(|(now, then)| {
-                    (0..3)
-                        .map(|ch| (now[ch] / gain - then[ch]).abs())
-                        .fold(0.0, f32::max)
-                })
+            let mut changes: Vec<f32> = side_changes(&self.rim, &earlier.rim, side, gain)
+                .chain(side_changes(
+                    &self.rim_between,
+                    &earlier.rim_between,
+                    side,
+                    gain,
+                ))
                 .collect();
             let most = changes.iter().copied().fold(0.0, f32::max);
             most > threshold && median(&mut changes) <= calm
@@ -478,8 +469,31 @@ fn changed_in_kind(now: &[[f32; 3]], then: &[[f32; 3]], side: usize) -> Vec<bool
 fn changed(now: &[[f32; 3]], then: &[[f32; 3]], gain: f32, threshold: f32) -> Vec<bool> {
     now.iter()
         .zip(then)
-        .map(|(a, b)| (0..3).any(|ch| (a[ch] / gain - b[ch]).abs() > threshold))
+        .map(|(now, then)| change(now, then, gain) > threshold)
         .collect()
+}
+
+/// How much a sample changed from `then` to `now`, in its most changed colour channel,
+/// the overall gain taken out.
+fn change(now: &[f32; 3], then: &[f32; 3], gain: f32) -> f32 {
+    (0..3)
+        .map(|ch| (now[ch] / gain - then[ch]).abs())
+        .fold(0.0, f32::max)
+}
+
+/// The [`change`]s of one side's rim samples (`side` of the four, in [`rim_around`]'s
+/// order).
+fn side_changes<'a>(
+    now: &'a [[f32; 3]],
+    then: &'a [[f32; 3]],
+    side: usize,
+    gain: f32,
+) -> impl Iterator<Item = f32> + 'a {
+    now.iter()
+        .zip(then)
+        .skip(side)
+        .step_by(4)
+        .map(move |(now, then)| change(now, then, gain))
 }
 
 fn chromaticity(bgr: &[f32; 3]) -> [f32; 3] {
