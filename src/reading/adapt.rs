@@ -330,6 +330,7 @@ impl BoardLooks {
                     std::array::from_fn(|k| {
                         let class = classes[self.groups[i]][k];
                         // A bare point is judged against its own bare look where known.
+                        let of_class = || student_log_density(look.values(), class);
                         match (k, self.bare[i]) {
                             (0, Some(bare)) => {
                                 let own = student_log_density(
@@ -339,14 +340,10 @@ impl BoardLooks {
                                         ..class
                                     },
                                 );
-                                match self.bare_floor {
-                                    Some(floor) => {
-                                        own.max(student_log_density(look.values(), class) - floor)
-                                    }
-                                    None => own,
-                                }
+                                self.bare_floor
+                                    .map_or(own, |floor| own.max(of_class() - floor))
                             }
-                            _ => student_log_density(look.values(), class),
+                            _ => of_class(),
                         }
                     })
                 })
