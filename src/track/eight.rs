@@ -168,6 +168,9 @@ pub struct EightTracker {
     bumped: Option<Lock8>,
     /// When something last reached across the board's edge ([`Report8::reach`]).
     last_reach: f64,
+    /// When an arm was last seen reaching across the board's edge: [`Report8::reach`]
+    /// with the edge in view and a settled view to compare it with.
+    last_arm_seen: f64,
 }
 
 impl EightTracker {
@@ -194,6 +197,7 @@ impl EightTracker {
             anchor: None,
             bumped: None,
             last_reach: f64::NEG_INFINITY,
+            last_arm_seen: f64::NEG_INFINITY,
         }
     }
 
@@ -306,6 +310,14 @@ impl EightTracker {
         let quiet_since_reach = time - self.last_reach;
         if report.reach {
             self.last_reach = time;
+        }
+        // Reach that was seen, not assumed: with no settled view to compare the rim with,
+        // or the edge out of the picture, a paused hand cannot be told from the board.
+        if report.reach
+            && lock.reference.is_some()
+            && super::edge_in_view(&lock.board.geometry, image.cols(), image.rows())
+        {
+            self.last_arm_seen = time;
         }
         if let Some(before) = &lock.previous_colour {
             report.stirred = middles_changed(before, &rectified, &lock.shifts)? >= STIRRED;
@@ -423,7 +435,16 @@ impl EightTracker {
             run.discount(KNOCKED_VOTES_KEPT);
         }
         run.vote(SQUARES, &probabilities, time, index);
-        if run.has_settled(&self.options, time) {
+        // A hand paused over the board is still, and the squares under it read changed,
+        // which explains their corners: a run is not believed while something reached
+        // across the edge just now, until it has lasted as long as a small cover must
+        // (Makruk 310559: a hand paused 0.53 s over a1 and b1 on its way to c3, its arm
+        // across the rim, the view settled with them bare, and a1-a2 was recorded for
+        // c3-c4; 310566: Black's hand over c8, its arm off the rim for two looks, and
+        // Sc8-c7 recorded for d6-d5).
+        if run.has_settled(&self.options, time)
+            && (self.options.stills || !hand_paused(self.last_arm_seen, run.began(), time))
+        {
             let turns = match lock.quarter_turns {
                 Some(turns) => turns,
                 None => {
@@ -1141,6 +1162,17 @@ fn cover_trust(cover: usize, carried: bool) -> f64 {
     }
 }
 
+/// How long nothing must have reached across the board's edge before a run younger than
+/// a small cover's trust is believed: an arm's reach flickers off for a look or two as a
+/// hand hovers.
+const REACH_GONE: f64 = 0.25;
+
+/// Whether a run begun at `run_began` may be a hand paused over the board at `time`,
+/// an arm having last been seen reaching across the board's edge at `last_arm_seen`.
+fn hand_paused(last_arm_seen: f64, run_began: f64, time: f64) -> bool {
+    time - last_arm_seen < REACH_GONE && time - run_began < SMALL_COVER_TRUST
+}
+
 /// The fewest clear looks at the end of the source that make a still view the final
 /// position: the settle window's looks (three), not its time.
 const END_SETTLE_FRAMES: usize = 3;
@@ -1551,6 +1583,17 @@ mod tests {
         // Mak-hos 300493: lines that measured 0.5 at the lock, and 0 to 0.5 after.
         assert!(!off_its_board(0.0, 0.5));
         assert!(!off_its_board(0.2, 0.5));
+    }
+
+    #[test]
+    fn a_run_just_after_a_reach_is_a_hand_paused_until_trusted() {
+        // Makruk 310559: the hand paused 0.53 s on its way, its arm across the rim.
+        assert!(hand_paused(3.20, 2.67, 3.20));
+        // 310566: the arm off the rim for two looks, the hand still over c8.
+        assert!(hand_paused(18.07, 17.67, 18.20));
+        // Believed as a small cover is, or once nothing has reached in for a while.
+        assert!(!hand_paused(3.20, 2.67, 2.67 + SMALL_COVER_TRUST));
+        assert!(!hand_paused(17.6, 17.67, 18.20));
     }
 
     #[test]

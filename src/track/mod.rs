@@ -444,6 +444,11 @@ impl Run {
     pub(crate) fn frames(&self) -> usize {
         self.frames
     }
+
+    /// When the run's first frame was.
+    pub(crate) fn began(&self) -> f64 {
+        self.since
+    }
 }
 
 fn voted(size: usize, votes: &[[f32; 3]]) -> Occupancy {
