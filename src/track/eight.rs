@@ -468,7 +468,12 @@ impl EightTracker {
             // is replaced, not on every settled frame.
             let mut picture = None;
             let mut slid = Vec::new();
+            // Pieces are compared for a push on a look with nothing reaching in: a hand
+            // hovering over a still run may be pushing one as it is looked at (Mak-hos
+            // 300460: White's hand, its reach flickering, nudged a man mid-move, and the
+            // look that settled with it flagged the man displaced).
             if lock.slides_checked != Some(settled.since)
+                && !report.reach
                 && let (Some((_, reference_reading)), Some(reference_picture)) =
                     (&lock.reference, &lock.reference_picture)
             {
