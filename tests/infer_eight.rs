@@ -226,6 +226,7 @@ fn run(stage: &mut dyn Stage8, frames: &[Frame], noisy: bool, seed: u64) -> Deci
             now: frame.t,
             hand_seen,
             motion_seen: true,
+            still: 0,
         };
         if stage.observe(&seen, &mut decided) || stage.board() == frame.board {
             hand_seen = false;

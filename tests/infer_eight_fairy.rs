@@ -69,6 +69,7 @@ fn the_stage_gives_back_fairy_stockfishs_moves() {
                 now: t + 0.3,
                 hand_seen: true,
                 motion_seen: true,
+                still: 0,
             };
             for outcome in stage.observe(&seen) {
                 match outcome {

@@ -42,6 +42,12 @@ pub struct Seen8<'a> {
     /// this stage acted on. Pieces do not move by themselves: a change in a
     /// sighting nothing moved before is the square reader's, not the board's.
     pub motion_seen: bool,
+    /// The squares (bit `row * 8 + col`) that look exactly as they did on the last
+    /// sighting this stage caught up with ([`Waiting::caught_up`]): whatever stands there
+    /// stands as it did then, whatever the reader makes of it now. Of two explanations that
+    /// fit nearly as well, the one that changes none of them is taken first ([`rank`]).
+    /// 0 when not known.
+    pub still: u64,
 }
 
 impl Seen8<'_> {
@@ -62,6 +68,7 @@ pub struct Kept {
     pub since: f64,
     pub hand_seen: bool,
     pub motion_seen: bool,
+    pub still: u64,
 }
 
 impl Kept {
@@ -73,6 +80,7 @@ impl Kept {
             now,
             hand_seen: self.hand_seen,
             motion_seen: self.motion_seen,
+            still: self.still,
         }
     }
 }
@@ -122,6 +130,12 @@ fn most_likely(p: &[f32; 3]) -> usize {
 pub struct Expected {
     masks: [u8; 64],
     slip: Option<ColourSlip>,
+    /// The states ([`state_index`] bits) the explanation itself allows on each square: its
+    /// own, and a prisoner still being lifted; not the known differences.
+    leaves: [u8; 64],
+    /// The squares where it leaves other than the recorded position has there
+    /// ([`Expected::mark_changes`]).
+    changes: u64,
 }
 
 /// The square reader's known colour slip, for a game whose pieces cause it (Makruk's
@@ -179,6 +193,8 @@ pub struct Fit {
     pub slipped_arrivals: usize,
     /// The least probability a square gives the states allowed there (1 when none).
     pub weakest: f32,
+    /// Whether it changes a square whose picture did not change ([`Seen8::still`]).
+    pub changes_still: bool,
 }
 
 impl Expected {
@@ -187,7 +203,25 @@ impl Expected {
         for (index, mask) in masks.iter_mut().enumerate() {
             *mask = 1 << state_index(occupancy.get(index / 8, index % 8));
         }
-        Expected { masks, slip: None }
+        Expected {
+            masks,
+            slip: None,
+            leaves: masks,
+            changes: 0,
+        }
+    }
+
+    /// Notes the squares where this explanation leaves other than `recorded` has there:
+    /// the squares it says changed, which a still square ([`Seen8::still`]) speaks against. A
+    /// known difference allowed there changes nothing of that: a move from a square long
+    /// misread as bare still takes its piece away now.
+    pub fn mark_changes(&mut self, recorded: &Occupancy) {
+        self.changes = (0..64)
+            .filter(|&index| {
+                let state = state_index(recorded.get(index / 8, index % 8));
+                self.leaves[index] & (1 << state) == 0
+            })
+            .fold(0, |changes, index| changes | (1 << index));
     }
 
     /// The same explanation, forgiving `slip`.
@@ -206,9 +240,16 @@ impl Expected {
         self
     }
 
-    /// The square may also show `color` (a captured piece not yet lifted, a known
-    /// difference that may be put right at any time).
+    /// The square may also show `color`: a captured piece not yet lifted, or what the
+    /// reader is known to see there in place of the explanation's own.
     pub fn allow(&mut self, row: usize, col: usize, color: Option<Color>) {
+        self.masks[row * 8 + col] |= 1 << state_index(color);
+        self.leaves[row * 8 + col] |= 1 << state_index(color);
+    }
+
+    /// A known difference may still show as it did, or be put right: allowed, but no
+    /// part of what the explanation leaves ([`Expected::mark_changes`]).
+    fn allow_known(&mut self, row: usize, col: usize, color: Option<Color>) {
         self.masks[row * 8 + col] |= 1 << state_index(color);
     }
 
@@ -254,6 +295,7 @@ impl Expected {
             slipped: 0,
             slipped_arrivals: 0,
             weakest: 1.0,
+            changes_still: self.changes & seen.still != 0,
         };
         for (index, p) in seen.squares.iter().enumerate().take(64) {
             let (best, slip) = self.square_slip(index, p);
@@ -323,13 +365,20 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
         .into_iter()
         .map(|c| (c.expected.fit(seen), c.prior, c.what))
         .collect();
-    // (score, slipped squares, slipped arrivals, prior, explanation)
-    let mut scored: Vec<(f32, usize, usize, f32, T)> = Vec::new();
+    // (score, slipped squares, slipped arrivals, prior, changes a still square, explanation)
+    let mut scored: Vec<(f32, usize, usize, f32, bool, T)> = Vec::new();
     let mut plain_contradicted: Option<(f32, T)> = None;
     for (fit, prior, what) in fitted {
         let score = fit.log + prior;
         if fit.contradicted == 0 {
-            scored.push((score, fit.slipped, fit.slipped_arrivals, prior, what));
+            scored.push((
+                score,
+                fit.slipped,
+                fit.slipped_arrivals,
+                prior,
+                fit.changes_still,
+                what,
+            ));
         } else if fit.contradicted == 1
             && fit.weakest >= HALF_CONTRADICTED
             && fit.slipped == 0
@@ -348,7 +397,7 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
     let mut ranked = scored.into_iter();
     match (ranked.next(), ranked.next()) {
         (None, _) => Ranking::Unexplained,
-        (Some((best, _, _, prior, what)), _)
+        (Some((best, _, _, prior, _, what)), _)
             if prior <= DOUBTFUL_PRIOR
                 && plain_contradicted
                     .as_ref()
@@ -357,13 +406,23 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
             let (_, plain) = plain_contradicted.expect("checked above");
             Ranking::Unsure(plain, what)
         }
-        (Some((best, .., what)), Some((second, .., other))) if best - second < CLEAR_MARGIN => {
-            Ranking::Unsure(what, other)
+        // Two that fit nearly as well: the one that changes no square whose picture
+        // stayed the same comes first (Makruk 310545: Kd1-c2 and Sc1-c2, c1 read bare
+        // under its Khon and d1 read light with the King gone; d1's picture changed, c1's
+        // did not).
+        (Some((best, .., best_still, what)), Some((second, .., second_still, other)))
+            if best - second < CLEAR_MARGIN =>
+        {
+            if best_still && !second_still {
+                Ranking::Unsure(other, what)
+            } else {
+                Ranking::Unsure(what, other)
+            }
         }
         // On Makruk 310513 (640×480) an arm held over the board, read as a dark piece on
         // g1, left the Khon f2-g1 the one explanation, a White piece showing Black's
         // colour where it arrived; half a second later the Khon stood on f3.
-        (Some((_, _, arrivals, _, what)), _) if arrivals > 0 => Ranking::Slipped(what),
+        (Some((_, _, arrivals, _, _, what)), _) if arrivals > 0 => Ranking::Slipped(what),
         (Some((.., what)), _) => Ranking::Clear(what),
     }
 }
@@ -402,6 +461,15 @@ pub struct Waiting<R> {
     /// The first frame of the sightings no explanation fitted since the last one that was
     /// explained: how long a disturbance has shown, as the vote's state moves on.
     pub disturbed_since: Option<f64>,
+}
+
+impl<R> Waiting<R> {
+    /// Whether the stage has acted on everything seen: nothing unsure, irregular or
+    /// disturbed waits. The sighting it caught up on is the one [`Seen8::still`] is told
+    /// against.
+    pub fn caught_up(&self) -> bool {
+        self.unsure.is_none() && self.irregular.is_none() && self.disturbed_since.is_none()
+    }
 }
 
 impl<R> Default for Waiting<R> {
@@ -487,7 +555,8 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
         flush_disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
         stage.raise_due(seen, true, &mut outcomes);
     }
-    let reading = match rank(stage.candidates(), seen) {
+    let candidates = stage.candidates();
+    let reading = match rank(candidates, seen) {
         Ranking::Clear(reading) if S::is_nothing(&reading) => {
             if let Some(earlier) = stage.waiting().irregular.take()
                 && earlier.since != seen.since
@@ -558,6 +627,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                     since: seen.since,
                     hand_seen: seen.hand_seen,
                     motion_seen: seen.motion_seen,
+                    still: seen.still,
                 });
             }
             return outcomes;
@@ -734,8 +804,8 @@ impl<K: Copy> Differences<K> {
     /// Lets every known difference still show as it did, or be put right.
     pub fn allow_in(&self, expected: &mut Expected) {
         for (&(row, col), d) in &self.squares {
-            expected.allow(row, col, d.shown);
-            expected.allow(row, col, d.expected);
+            expected.allow_known(row, col, d.shown);
+            expected.allow_known(row, col, d.expected);
         }
     }
 
@@ -1047,6 +1117,7 @@ mod tests {
             now: 0.0,
             hand_seen: true,
             motion_seen: true,
+            still: 0,
         }
     }
 
@@ -1080,6 +1151,67 @@ mod tests {
             &seen,
         );
         assert!(matches!(ranking, Ranking::Clear("right")));
+    }
+
+    #[test]
+    fn of_two_that_fit_nearly_as_well_the_one_changing_no_still_square_comes_first() {
+        // Makruk 310545: the King d1 or the Khon c1 to c2. The reader calls c1 (the
+        // Khon's square) bare and d1 (the King's, now empty) light: the Khon's move fits
+        // the reading as well as the King's, but c1's picture did not change.
+        let mut before = EMPTY;
+        before[7] = "..WW....";
+        let recorded = Occupancy::from_text_rows(&before).unwrap();
+        let explanation = |row7: &'static str| {
+            let mut rows = EMPTY;
+            rows[6] = "..W.....";
+            rows[7] = row7;
+            let mut expected = Expected::of(&Occupancy::from_text_rows(&rows).unwrap());
+            expected.mark_changes(&recorded);
+            expected
+        };
+        let mut read = EMPTY;
+        read[6] = "..W.....";
+        read[7] = "...W....";
+        let mut squares = sure(&read);
+        // Each square of the back rank read half and half.
+        squares[7 * 8 + 2] = [0.55, 0.0, 0.45];
+        squares[7 * 8 + 3] = [0.45, 0.0, 0.55];
+        let candidates = || {
+            vec![
+                Candidate {
+                    what: "Sc1-c2",
+                    expected: explanation("...W...."),
+                    prior: 0.0,
+                },
+                Candidate {
+                    what: "Kd1-c2",
+                    expected: explanation("..W....."),
+                    prior: 0.0,
+                },
+            ]
+        };
+        let unknown = at_once(&squares);
+        assert!(matches!(
+            rank(candidates(), &unknown),
+            Ranking::Unsure("Sc1-c2", "Kd1-c2")
+        ));
+        let c1_still = Seen8 {
+            still: !(1u64 << (7 * 8 + 3) | 1u64 << (6 * 8 + 2)),
+            ..at_once(&squares)
+        };
+        assert!(matches!(
+            rank(candidates(), &c1_still),
+            Ranking::Unsure("Kd1-c2", "Sc1-c2")
+        ));
+        // Neither still, or both: the reading's order stands.
+        let all_still = Seen8 {
+            still: u64::MAX,
+            ..at_once(&squares)
+        };
+        assert!(matches!(
+            rank(candidates(), &all_still),
+            Ranking::Unsure("Sc1-c2", "Kd1-c2")
+        ));
     }
 
     #[test]

@@ -332,6 +332,7 @@ impl MakhosInference {
             now: at,
             hand_seen: true,
             motion_seen: true,
+            still: 0,
         };
         let color = self.position.turn();
         self.commit(Played::Rules(mv), class, color, &seen, &mut Vec::new());
@@ -356,6 +357,7 @@ impl MakhosInference {
             now: at,
             hand_seen: true,
             motion_seen: true,
+            still: 0,
         };
         let played = Played::Illegal {
             from,
@@ -414,6 +416,11 @@ impl MakhosInference {
     /// ends a hand's turn at the board.
     pub fn acted(&self) -> bool {
         self.waiting.acted
+    }
+
+    /// Whether everything seen has been acted on (`infer::eight::Waiting::caught_up`).
+    pub fn caught_up(&self) -> bool {
+        self.waiting.caught_up()
     }
 
     fn candidates(&self) -> Vec<Candidate<Reading>> {
@@ -532,6 +539,10 @@ impl MakhosInference {
                     });
                 }
             });
+        }
+        // What each explanation changes, for the squares seen still to speak against.
+        for candidate in &mut out {
+            candidate.expected.mark_changes(&rules);
         }
         out
     }
@@ -1167,6 +1178,7 @@ mod tests {
             now,
             hand_seen,
             motion_seen: true,
+            still: 0,
         }
     }
 
@@ -1548,6 +1560,7 @@ mod tests {
         let squares = sure(&misread);
         let still = |now: f64| Seen8 {
             motion_seen: false,
+            still: 0,
             ..look(&squares, 1.0, now, false)
         };
         let mut game = MakhosInference::new(start, InferOptions::default());

@@ -277,6 +277,7 @@ impl MakrukInference {
             now: at,
             hand_seen: true,
             motion_seen: true,
+            still: 0,
         };
         self.commit(mv, &seen, &mut Vec::new());
     }
@@ -301,6 +302,11 @@ impl MakrukInference {
     /// ends a hand's turn at the board.
     pub fn acted(&self) -> bool {
         self.waiting.acted
+    }
+
+    /// Whether everything seen has been acted on (`infer::eight::Waiting::caught_up`).
+    pub fn caught_up(&self) -> bool {
+        self.waiting.caught_up()
     }
 
     fn candidates(&self) -> Vec<Candidate<Reading>> {
@@ -396,6 +402,10 @@ impl MakrukInference {
                     });
                 }
             }
+        }
+        // What each explanation changes, for the squares seen still to speak against.
+        for candidate in &mut out {
+            candidate.expected.mark_changes(&rules);
         }
         out
     }
@@ -806,6 +816,7 @@ mod tests {
             now: since + 0.3,
             hand_seen: true,
             motion_seen: true,
+            still: 0,
         }
     }
 
@@ -978,6 +989,7 @@ mod tests {
                 now,
                 hand_seen: false,
                 motion_seen: false,
+                still: 0,
             });
             assert!(out.is_empty(), "{out:?}");
         }
@@ -989,6 +1001,7 @@ mod tests {
             out.extend(game.observe(&Seen8 {
                 hand_seen: hand,
                 motion_seen: hand,
+                still: 0,
                 now,
                 ..look(&dropped, 3.0)
             }));
@@ -1005,6 +1018,7 @@ mod tests {
             out.extend(game.observe(&Seen8 {
                 hand_seen: false,
                 motion_seen: true,
+                still: 0,
                 now: from + now,
                 ..look(squares, from)
             }));
@@ -1151,6 +1165,7 @@ mod tests {
             now,
             hand_seen: false,
             motion_seen: false,
+            still: 0,
         };
         let mut game = MakrukInference::new(start.clone(), InferOptions::default());
         let out: Vec<Outcome> = [1.0, 2.0, 3.0, 4.0, 5.0]
@@ -1177,6 +1192,7 @@ mod tests {
             .flat_map(|now| {
                 game.observe(&Seen8 {
                     motion_seen: true,
+                    still: 0,
                     ..unmoved(1.0, now)
                 })
             })
@@ -1195,6 +1211,7 @@ mod tests {
                         squares: &knocked,
                         // The recorder counts motion afresh once a sighting was acted on.
                         motion_seen: motion_seen && now == 1.0,
+                        still: 0,
                         hand_seen: hand_seen && now == 1.0,
                         ..unmoved(1.0, now)
                     })

@@ -26,6 +26,7 @@ use crate::infer::makruk::{MakrukInference, Outcome as RukOutcome};
 use crate::record::{Event, EventLog, Kind};
 use crate::source::{Frame, SourceKind};
 use crate::track::eight::{EightTracker, Report8, Settled8};
+use crate::track::pictures::SquarePictures;
 use crate::track::{TrackEvent, TrackerOptions, View};
 use opencv::core::Mat;
 use serde_json::{Map, Value, json};
@@ -286,6 +287,13 @@ impl Stage8 {
         match self {
             Stage8::Makhos { inference, .. } => inference.acted(),
             Stage8::Makruk { inference, .. } => inference.acted(),
+        }
+    }
+
+    fn caught_up(&self) -> bool {
+        match self {
+            Stage8::Makhos { inference, .. } => inference.caught_up(),
+            Stage8::Makruk { inference, .. } => inference.caught_up(),
         }
     }
 
@@ -588,6 +596,14 @@ fn low_confidence(number: usize) -> Decision {
 /// slip is a light square beside a bright man read as a piece.
 const OFF_PLAY_ODDS: f32 = 0.05;
 
+/// A square whose middle changed by at most this much (grey levels, the view's brightness
+/// change taken out, as 4×4 block means) since the sighting the stage caught up on is
+/// still: on 12 rendered 8×8 clips with knocks (s17) a square's middle changed by 5.3 at
+/// most from one look to the next with no hand, and a piece coming or going by 25 and
+/// more; in 310562's dim light a still figure's block means changed by up to 5, and at 8
+/// a dark Bia leaving its dark square (7) counted as still.
+const STILL_AT_MOST: f32 = 5.0;
+
 /// The sighting with what the rules know of the board before looking: in Mak-hos, pieces
 /// stand on the dark squares only (HOS 1.1).
 fn with_rules_prior(game: EightGame, settled: &Settled8) -> Settled8 {
@@ -733,6 +749,9 @@ pub(super) struct EightRecording {
     flag_seqs: Vec<(u32, u64)>,
     /// Flags resolved by the board or closed by a referee.
     closed_flags: Vec<u32>,
+    /// The squares' middles on the last sighting the stage caught up on
+    /// (`Waiting::caught_up`): a square that still looks so is still (`Seen8::still`).
+    caught_up_on: Option<SquarePictures>,
     /// The source time of the last frame looked at, for a referee's action between frames.
     now: f64,
     last_line: String,
@@ -799,6 +818,7 @@ impl EightRecording {
             moves: 0,
             flags: 0,
             flag_seqs: Vec::new(),
+            caught_up_on: None,
             closed_flags: Vec::new(),
             now: 0.0,
             last_line: String::new(),
@@ -861,6 +881,7 @@ impl EightRecording {
         }
         self.moves = standing.len();
         self.stage = Some(stage);
+        self.caught_up_on = None;
         self.write_record()
     }
 
@@ -1099,6 +1120,7 @@ impl EightRecording {
         self.flag_seqs.clear();
         self.closed_flags.clear();
         self.stage = None;
+        self.caught_up_on = None;
         self.restore(&events)?;
         self.resume_time = resume_time;
         if let (Some(stage), Some(seen)) = (self.stage.as_mut(), self.tracker.settled_view()) {
@@ -1332,6 +1354,7 @@ impl EightRecording {
         event.video_time = self.video_time(time);
         self.append(event)?;
         self.stage = Some(stage);
+        self.caught_up_on = None;
         self.write_record()
     }
 
@@ -1565,6 +1588,10 @@ impl EightRecording {
         let stage = self.stage.as_mut().expect("started above");
         let before_board = stage.board();
         stage.knocked_after_hand(self.bursts.knocked(self.hands.count() > 0));
+        let still = match (&settled.pictures, &self.caught_up_on) {
+            (Some(now), Some(then)) => now.unchanged_from(then, STILL_AT_MOST),
+            _ => 0,
+        };
         let mut decisions = stage.observe(
             &Seen8 {
                 squares: &settled.squares,
@@ -1572,10 +1599,14 @@ impl EightRecording {
                 now: frame.time,
                 hand_seen: self.hands.count() > 0,
                 motion_seen: self.hands.moved(),
+                still,
             },
             video_time,
         );
         let acted = stage.acted();
+        if stage.caught_up() {
+            self.caught_up_on = settled.pictures.clone();
+        }
         if !settled.slid.is_empty() {
             decisions.extend(stage.pushed(&settled.slid, video_time));
         }
@@ -2099,8 +2130,30 @@ impl Recording for EightRecording {
                 .as_ref()
                 .map(|s| s.slid.as_slice())
                 .unwrap_or_default();
+            // The squares that changed since the stage caught up, with how much.
+            let changed = match (
+                report.settled.as_ref().and_then(|s| s.pictures.as_ref()),
+                &self.caught_up_on,
+            ) {
+                (Some(now), Some(then)) => now
+                    .changes_from(then)
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, change)| change.is_none_or(|change| change > 2.0))
+                    .map(|(index, change)| {
+                        format!(
+                            "{}{}:{:.0}",
+                            char::from(b'a' + (index % 8) as u8),
+                            8 - index / 8,
+                            change.unwrap_or(f32::NAN)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(","),
+                _ => "-".into(),
+            };
             eprintln!(
-                "{:8.2} {:?} reach={} stirred={} settled={} differences={differences} slid={slid:?}",
+                "{:8.2} {:?} reach={} stirred={} settled={} differences={differences} slid={slid:?} changed={changed}",
                 frame.time,
                 report.view,
                 report.reach,
@@ -2315,6 +2368,7 @@ mod tests {
                 now: since + 0.3,
                 hand_seen: true,
                 motion_seen: true,
+                still: 0,
             }
         }
         let read =
@@ -2446,6 +2500,7 @@ mod tests {
             since_index: 0,
             frames: 10,
             slid: Vec::new(),
+            pictures: None,
         };
         assert!(unsure_squares(&settled).is_empty());
         // A light square (no play there) may read unsure; a square of play may not.

@@ -16,6 +16,7 @@
 //! its per-square probabilities of empty, dark and light, which is what the inference
 //! weighs against the legal moves.
 
+use super::pictures::SquarePictures;
 use super::samples::{Samples, is_outer_gap};
 use super::{
     COVER_GAPS, MISALIGNED, MOTION_GAPS, MOTION_THRESHOLD, RELOCATE_AFTER, RETRY_EVERY, Run,
@@ -46,6 +47,9 @@ pub struct Settled8 {
     /// (`pushed_pieces`): a piece pushed off its square's centre. Said once, on the first
     /// look of the run that shows it.
     pub slid: Vec<[usize; 2]>,
+    /// The middles of the squares on this look (game rows), for telling later which
+    /// squares did not change at all ([`SquarePictures::unchanged_from`]).
+    pub pictures: Option<SquarePictures>,
 }
 
 /// The tracker's answer for one frame.
@@ -171,6 +175,9 @@ pub struct EightTracker {
     /// When an arm was last seen reaching across the board's edge: [`Report8::reach`]
     /// with the edge in view and a settled view to compare it with.
     last_arm_seen: f64,
+    /// How many times the board was locked on: the square pictures of one lock compare
+    /// with nothing of another ([`SquarePictures`]).
+    locks: u64,
 }
 
 impl EightTracker {
@@ -198,6 +205,7 @@ impl EightTracker {
             bumped: None,
             last_reach: f64::NEG_INFINITY,
             last_arm_seen: f64::NEG_INFINITY,
+            locks: 0,
         }
     }
 
@@ -464,6 +472,14 @@ impl EightTracker {
             lock.quarter_turns = Some(turns);
             self.last_turns = Some(turns);
             let mut settled = settled_of(&run, turns);
+            // Only Makruk's tall figures change a square's middle clearly as they come or
+            // go: a dark Mak-hos king leaving its dark square at 640×480 changed it no
+            // more than noise (300442), and taken for still it turned the king's move
+            // into a piece removed.
+            if self.game == EightGame::Makruk {
+                settled.pictures =
+                    Some(SquarePictures::of(&rectified, &lock.shifts, self.locks)?.turned(turns));
+            }
             // The grey picture is made only when a run is first compared or the reference
             // is replaced, not on every settled frame.
             let mut picture = None;
@@ -620,6 +636,7 @@ impl EightTracker {
         let contrast = lattice_contrast(&rectified, board.surface)?;
         let shifts = squares::body_shifts_in(image, &board.geometry, self.pieces);
         let mut lock = Lock8::fresh(board, None, shifts, contrast);
+        self.locks += 1;
         match &self.last_settled {
             Some(settled) => {
                 let reading =
@@ -1039,6 +1056,7 @@ fn settled_of(run: &Run, turns: usize) -> Settled8 {
         since_index,
         frames: run.frames(),
         slid: Vec::new(),
+        pictures: None,
     }
 }
 
