@@ -227,6 +227,7 @@ fn run(stage: &mut dyn Stage8, frames: &[Frame], noisy: bool, seed: u64) -> Deci
             hand_seen,
             motion_seen: true,
             still: 0,
+            moved: 0,
         };
         if stage.observe(&seen, &mut decided) || stage.board() == frame.board {
             hand_seen = false;

@@ -70,6 +70,7 @@ fn the_stage_gives_back_fairy_stockfishs_moves() {
                 hand_seen: true,
                 motion_seen: true,
                 still: 0,
+                moved: 0,
             };
             for outcome in stage.observe(&seen) {
                 match outcome {

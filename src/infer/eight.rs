@@ -48,6 +48,10 @@ pub struct Seen8<'a> {
     /// fit nearly as well, the one that changes none of them is taken first ([`rank`]).
     /// 0 when not known.
     pub still: u64,
+    /// The squares whose pictures changed as a piece coming or going changes them since
+    /// that sighting: an explanation that changes all of them, and no still square, agrees
+    /// with the pictures ([`rank`]). 0 when not known.
+    pub moved: u64,
 }
 
 impl Seen8<'_> {
@@ -69,6 +73,7 @@ pub struct Kept {
     pub hand_seen: bool,
     pub motion_seen: bool,
     pub still: u64,
+    pub moved: u64,
 }
 
 impl Kept {
@@ -81,6 +86,7 @@ impl Kept {
             hand_seen: self.hand_seen,
             motion_seen: self.motion_seen,
             still: self.still,
+            moved: self.moved,
         }
     }
 }
@@ -193,8 +199,9 @@ pub struct Fit {
     pub slipped_arrivals: usize,
     /// The least probability a square gives the states allowed there (1 when none).
     pub weakest: f32,
-    /// Whether it changes a square whose picture did not change ([`Seen8::still`]).
-    pub changes_still: bool,
+    /// Whether it changes every square whose picture changed ([`Seen8::moved`]) and none
+    /// whose picture did not ([`Seen8::still`]).
+    pub agrees_with_pictures: bool,
 }
 
 impl Expected {
@@ -295,7 +302,8 @@ impl Expected {
             slipped: 0,
             slipped_arrivals: 0,
             weakest: 1.0,
-            changes_still: self.changes & seen.still != 0,
+            agrees_with_pictures: self.changes & seen.still == 0
+                && self.changes & seen.moved == seen.moved,
         };
         for (index, p) in seen.squares.iter().enumerate().take(64) {
             let (best, slip) = self.square_slip(index, p);
@@ -365,7 +373,7 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
         .into_iter()
         .map(|c| (c.expected.fit(seen), c.prior, c.what))
         .collect();
-    // (score, slipped squares, slipped arrivals, prior, changes a still square, explanation)
+    // (score, slipped squares, slipped arrivals, prior, agrees with the pictures, explanation)
     let mut scored: Vec<(f32, usize, usize, f32, bool, T)> = Vec::new();
     let mut plain_contradicted: Option<(f32, T)> = None;
     for (fit, prior, what) in fitted {
@@ -376,7 +384,7 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
                 fit.slipped,
                 fit.slipped_arrivals,
                 prior,
-                fit.changes_still,
+                fit.agrees_with_pictures,
                 what,
             ));
         } else if fit.contradicted == 1
@@ -406,14 +414,13 @@ pub fn rank<T>(candidates: Vec<Candidate<T>>, seen: &Seen8) -> Ranking<T> {
             let (_, plain) = plain_contradicted.expect("checked above");
             Ranking::Unsure(plain, what)
         }
-        // Two that fit nearly as well: the one that changes no square whose picture
-        // stayed the same comes first (Makruk 310545: Kd1-c2 and Sc1-c2, c1 read bare
-        // under its Khon and d1 read light with the King gone; d1's picture changed, c1's
-        // did not).
-        (Some((best, .., best_still, what)), Some((second, .., second_still, other)))
+        // Two that fit nearly as well: the one that agrees with the pictures comes first
+        // (Makruk 310545: Kd1-c2 and Sc1-c2, c1 read bare under its Khon and d1 read
+        // light with the King gone; d1's picture changed, c1's did not).
+        (Some((best, .., best_agrees, what)), Some((second, .., second_agrees, other)))
             if best - second < CLEAR_MARGIN =>
         {
-            if best_still && !second_still {
+            if !best_agrees && second_agrees {
                 Ranking::Unsure(other, what)
             } else {
                 Ranking::Unsure(what, other)
@@ -628,6 +635,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                     hand_seen: seen.hand_seen,
                     motion_seen: seen.motion_seen,
                     still: seen.still,
+                    moved: seen.moved,
                 });
             }
             return outcomes;
@@ -1118,6 +1126,7 @@ mod tests {
             hand_seen: true,
             motion_seen: true,
             still: 0,
+            moved: 0,
         }
     }
 
@@ -1211,6 +1220,50 @@ mod tests {
         assert!(matches!(
             rank(candidates(), &all_still),
             Ranking::Unsure("Sc1-c2", "Kd1-c2")
+        ));
+    }
+
+    #[test]
+    fn of_two_that_fit_nearly_as_well_the_one_changing_every_moved_square_comes_first() {
+        // Makruk 310593: c1 and b2 unread (their pictures changed, the reader saw
+        // nothing), so nothing new fits as well as the Khon c1-b2.
+        let mut before = EMPTY;
+        before[7] = "..W.....";
+        let recorded = Occupancy::from_text_rows(&before).unwrap();
+        let mut after = EMPTY;
+        after[6] = ".W......";
+        let mut moved_khon = Expected::of(&Occupancy::from_text_rows(&after).unwrap());
+        moved_khon.mark_changes(&recorded);
+        let mut nothing = Expected::of(&recorded);
+        nothing.mark_changes(&recorded);
+        let mut squares = sure(&EMPTY);
+        squares[7 * 8 + 2] = [1.0 / 3.0; 3];
+        squares[6 * 8 + 1] = [1.0 / 3.0; 3];
+        let candidates = || {
+            vec![
+                Candidate {
+                    what: "nothing",
+                    expected: nothing.clone(),
+                    prior: 0.0,
+                },
+                Candidate {
+                    what: "Sc1-b2",
+                    expected: moved_khon.clone(),
+                    prior: -0.5,
+                },
+            ]
+        };
+        assert!(matches!(
+            rank(candidates(), &at_once(&squares)),
+            Ranking::Unsure("nothing", "Sc1-b2")
+        ));
+        let pictured = Seen8 {
+            moved: 1 << (7 * 8 + 2) | 1 << (6 * 8 + 1),
+            ..at_once(&squares)
+        };
+        assert!(matches!(
+            rank(candidates(), &pictured),
+            Ranking::Unsure("Sc1-b2", "nothing")
         ));
     }
 

@@ -333,6 +333,7 @@ impl MakhosInference {
             hand_seen: true,
             motion_seen: true,
             still: 0,
+            moved: 0,
         };
         let color = self.position.turn();
         self.commit(Played::Rules(mv), class, color, &seen, &mut Vec::new());
@@ -358,6 +359,7 @@ impl MakhosInference {
             hand_seen: true,
             motion_seen: true,
             still: 0,
+            moved: 0,
         };
         let played = Played::Illegal {
             from,
@@ -1179,6 +1181,7 @@ mod tests {
             hand_seen,
             motion_seen: true,
             still: 0,
+            moved: 0,
         }
     }
 
@@ -1561,6 +1564,7 @@ mod tests {
         let still = |now: f64| Seen8 {
             motion_seen: false,
             still: 0,
+            moved: 0,
             ..look(&squares, 1.0, now, false)
         };
         let mut game = MakhosInference::new(start, InferOptions::default());

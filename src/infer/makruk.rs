@@ -278,6 +278,7 @@ impl MakrukInference {
             hand_seen: true,
             motion_seen: true,
             still: 0,
+            moved: 0,
         };
         self.commit(mv, &seen, &mut Vec::new());
     }
@@ -817,6 +818,7 @@ mod tests {
             hand_seen: true,
             motion_seen: true,
             still: 0,
+            moved: 0,
         }
     }
 
@@ -990,6 +992,7 @@ mod tests {
                 hand_seen: false,
                 motion_seen: false,
                 still: 0,
+                moved: 0,
             });
             assert!(out.is_empty(), "{out:?}");
         }
@@ -1002,6 +1005,7 @@ mod tests {
                 hand_seen: hand,
                 motion_seen: hand,
                 still: 0,
+                moved: 0,
                 now,
                 ..look(&dropped, 3.0)
             }));
@@ -1019,6 +1023,7 @@ mod tests {
                 hand_seen: false,
                 motion_seen: true,
                 still: 0,
+                moved: 0,
                 now: from + now,
                 ..look(squares, from)
             }));
@@ -1166,6 +1171,7 @@ mod tests {
             hand_seen: false,
             motion_seen: false,
             still: 0,
+            moved: 0,
         };
         let mut game = MakrukInference::new(start.clone(), InferOptions::default());
         let out: Vec<Outcome> = [1.0, 2.0, 3.0, 4.0, 5.0]
@@ -1193,6 +1199,7 @@ mod tests {
                 game.observe(&Seen8 {
                     motion_seen: true,
                     still: 0,
+                    moved: 0,
                     ..unmoved(1.0, now)
                 })
             })
@@ -1212,6 +1219,7 @@ mod tests {
                         // The recorder counts motion afresh once a sighting was acted on.
                         motion_seen: motion_seen && now == 1.0,
                         still: 0,
+                        moved: 0,
                         hand_seen: hand_seen && now == 1.0,
                         ..unmoved(1.0, now)
                     })

@@ -604,6 +604,37 @@ const OFF_PLAY_ODDS: f32 = 0.05;
 /// a dark Bia leaving its dark square (7) counted as still.
 const STILL_AT_MOST: f32 = 5.0;
 
+/// A square whose middle changed by at least this much since the sighting the stage
+/// caught up on saw a piece come or go (25 and more on 12 rendered 8×8 clips with
+/// knocks, s17; Makruk 310593: 49 and 54 where the Khon left c1 for b2).
+const MOVED_AT_LEAST: f32 = 25.0;
+
+/// `squares` with no call on the squares in `moved` (bit `row * 8 + col`) that the reader
+/// still calls as `recorded` has them: a square whose picture changed as a piece coming
+/// or going changes it, read the same as before, is a misread, not evidence that nothing
+/// moved (Makruk 310593, 1920×1080 seen low from White's side: the Khon c1-b2 left c1
+/// read White and b2 bare, and the move was never recorded; every later move of White's
+/// back rank was then read as the Khon's).
+fn unread_where_pictures_moved(
+    squares: &[[f32; 3]],
+    moved: u64,
+    recorded: &Occupancy,
+) -> Vec<[f32; 3]> {
+    squares
+        .iter()
+        .enumerate()
+        .map(|(index, p)| {
+            let (row, col) = (index / 8, index % 8);
+            let called = crate::reading::CellReading::from_probabilities(*p).color;
+            if moved & (1 << index) != 0 && called == recorded.get(row, col) {
+                [1.0 / 3.0; 3]
+            } else {
+                *p
+            }
+        })
+        .collect()
+}
+
 /// The sighting with what the rules know of the board before looking: in Mak-hos, pieces
 /// stand on the dark squares only (HOS 1.1).
 fn with_rules_prior(game: EightGame, settled: &Settled8) -> Settled8 {
@@ -752,6 +783,8 @@ pub(super) struct EightRecording {
     /// The squares' middles on the last sighting the stage caught up on
     /// (`Waiting::caught_up`): a square that still looks so is still (`Seen8::still`).
     caught_up_on: Option<SquarePictures>,
+    /// What the reader called the squares on that sighting.
+    caught_up_reading: Option<Occupancy>,
     /// The source time of the last frame looked at, for a referee's action between frames.
     now: f64,
     last_line: String,
@@ -819,6 +852,7 @@ impl EightRecording {
             flags: 0,
             flag_seqs: Vec::new(),
             caught_up_on: None,
+            caught_up_reading: None,
             closed_flags: Vec::new(),
             now: 0.0,
             last_line: String::new(),
@@ -882,6 +916,7 @@ impl EightRecording {
         self.moves = standing.len();
         self.stage = Some(stage);
         self.caught_up_on = None;
+        self.caught_up_reading = None;
         self.write_record()
     }
 
@@ -1121,6 +1156,7 @@ impl EightRecording {
         self.closed_flags.clear();
         self.stage = None;
         self.caught_up_on = None;
+        self.caught_up_reading = None;
         self.restore(&events)?;
         self.resume_time = resume_time;
         if let (Some(stage), Some(seen)) = (self.stage.as_mut(), self.tracker.settled_view()) {
@@ -1355,6 +1391,7 @@ impl EightRecording {
         self.append(event)?;
         self.stage = Some(stage);
         self.caught_up_on = None;
+        self.caught_up_reading = None;
         self.write_record()
     }
 
@@ -1588,24 +1625,40 @@ impl EightRecording {
         let stage = self.stage.as_mut().expect("started above");
         let before_board = stage.board();
         stage.knocked_after_hand(self.bursts.knocked(self.hands.count() > 0));
-        let still = match (&settled.pictures, &self.caught_up_on) {
-            (Some(now), Some(then)) => now.unchanged_from(then, STILL_AT_MOST),
-            _ => 0,
+        let (still, moved) = match (&settled.pictures, &self.caught_up_on) {
+            (Some(now), Some(then)) => (
+                now.unchanged_from(then, STILL_AT_MOST),
+                now.changed_from(then, MOVED_AT_LEAST),
+            ),
+            _ => (0, 0),
+        };
+        // Only where the reader saw nothing change at all: a change it did see is
+        // explained by the readings, and a picture changed beside it (a shadow, an arm's
+        // sleeve) must not unread the squares that explanation needs (Makruk 310557: a
+        // piece added on e5 changed e7's and e8's pictures by 40, and with them unread the
+        // Knight e7-e5 fitted the addition).
+        let reader_saw_nothing = self.caught_up_reading.as_ref() == Some(&settled.occupancy);
+        let squares = if reader_saw_nothing {
+            unread_where_pictures_moved(&settled.squares, moved, &before_board)
+        } else {
+            settled.squares.clone()
         };
         let mut decisions = stage.observe(
             &Seen8 {
-                squares: &settled.squares,
+                squares: &squares,
                 since: settled.since,
                 now: frame.time,
                 hand_seen: self.hands.count() > 0,
                 motion_seen: self.hands.moved(),
                 still,
+                moved,
             },
             video_time,
         );
         let acted = stage.acted();
         if stage.caught_up() {
             self.caught_up_on = settled.pictures.clone();
+            self.caught_up_reading = Some(settled.occupancy.clone());
         }
         if !settled.slid.is_empty() {
             decisions.extend(stage.pushed(&settled.slid, video_time));
@@ -2369,6 +2422,7 @@ mod tests {
                 hand_seen: true,
                 motion_seen: true,
                 still: 0,
+                moved: 0,
             }
         }
         let read =
@@ -2487,6 +2541,26 @@ mod tests {
             }
         }
         assert!(!fits_opening(EightGame::Makruk, &start, &off));
+    }
+
+    #[test]
+    fn a_square_whose_picture_moved_but_reads_as_recorded_is_not_read() {
+        // Makruk 310593: the Khon left c1 (row 7, col 2) for b2 (row 6, col 1); the reader
+        // still called c1 White and b2 bare. d2 (row 6, col 3) changed and reads the change.
+        let mut rows = ["........"; 8];
+        rows[7] = "..W.....";
+        let recorded = Occupancy::from_text_rows(&rows).unwrap();
+        let mut squares = vec![[0.98, 0.01, 0.01]; 64];
+        squares[7 * 8 + 2] = [0.01, 0.01, 0.98];
+        squares[6 * 8 + 3] = [0.01, 0.01, 0.98];
+        let moved = 1 << (7 * 8 + 2) | 1 << (6 * 8 + 1) | 1 << (6 * 8 + 3);
+        let unread = unread_where_pictures_moved(&squares, moved, &recorded);
+        assert_eq!(unread[7 * 8 + 2], [1.0 / 3.0; 3]);
+        assert_eq!(unread[6 * 8 + 1], [1.0 / 3.0; 3]);
+        assert_eq!(unread[6 * 8 + 3], squares[6 * 8 + 3]);
+        // Squares whose pictures did not move keep their calls.
+        assert_eq!(unread[0], squares[0]);
+        assert_eq!(unread_where_pictures_moved(&squares, 0, &recorded), squares);
     }
 
     #[test]

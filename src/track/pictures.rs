@@ -137,10 +137,20 @@ impl SquarePictures {
 
     /// The squares (bit `index`) whose middle changed by at most `at_most` from `earlier`.
     pub fn unchanged_from(&self, earlier: &SquarePictures, at_most: f32) -> u64 {
+        self.mask_where(earlier, |change| change <= at_most)
+    }
+
+    /// The squares (bit per index) whose middles changed by at least `at_least` grey
+    /// levels from `earlier`, as [`SquarePictures::changes_from`] measures it.
+    pub fn changed_from(&self, earlier: &SquarePictures, at_least: f32) -> u64 {
+        self.mask_where(earlier, |change| change >= at_least)
+    }
+
+    fn mask_where(&self, earlier: &SquarePictures, keep: impl Fn(f32) -> bool) -> u64 {
         self.changes_from(earlier)
             .into_iter()
             .enumerate()
-            .filter(|(_, change)| change.is_some_and(|change| change <= at_most))
+            .filter(|(_, change)| change.is_some_and(&keep))
             .fold(0, |mask, (index, _)| mask | (1 << index))
     }
 }
