@@ -562,8 +562,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
         flush_disturbed(stage, &earlier.sighting(seen.since), &mut outcomes);
         stage.raise_due(seen, true, &mut outcomes);
     }
-    let candidates = stage.candidates();
-    let reading = match rank(candidates, seen) {
+    let reading = match rank(stage.candidates(), seen) {
         Ranking::Clear(reading) if S::is_nothing(&reading) => {
             if let Some(earlier) = stage.waiting().irregular.take()
                 && earlier.since != seen.since

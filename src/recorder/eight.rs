@@ -635,6 +635,11 @@ fn unread_where_pictures_moved(
         .collect()
 }
 
+/// A square's name in the trace, `a8` for row 0, column 0.
+fn algebraic(row: usize, col: usize) -> String {
+    format!("{}{}", char::from(b'a' + col as u8), 8 - row)
+}
+
 /// The sighting with what the rules know of the board before looking: in Mak-hos, pieces
 /// stand on the dark squares only (HOS 1.1).
 fn with_rules_prior(game: EightGame, settled: &Settled8) -> Settled8 {
@@ -781,10 +786,9 @@ pub(super) struct EightRecording {
     /// Flags resolved by the board or closed by a referee.
     closed_flags: Vec<u32>,
     /// The squares' middles on the last sighting the stage caught up on
-    /// (`Waiting::caught_up`): a square that still looks so is still (`Seen8::still`).
-    caught_up_on: Option<SquarePictures>,
-    /// What the reader called the squares on that sighting.
-    caught_up_reading: Option<Occupancy>,
+    /// (`Waiting::caught_up`), where they are kept, and what the reader called the squares
+    /// then: a square that still looks so is still (`Seen8::still`).
+    caught_up_on: Option<(SquarePictures, Occupancy)>,
     /// The source time of the last frame looked at, for a referee's action between frames.
     now: f64,
     last_line: String,
@@ -852,7 +856,6 @@ impl EightRecording {
             flags: 0,
             flag_seqs: Vec::new(),
             caught_up_on: None,
-            caught_up_reading: None,
             closed_flags: Vec::new(),
             now: 0.0,
             last_line: String::new(),
@@ -916,7 +919,6 @@ impl EightRecording {
         self.moves = standing.len();
         self.stage = Some(stage);
         self.caught_up_on = None;
-        self.caught_up_reading = None;
         self.write_record()
     }
 
@@ -1156,7 +1158,6 @@ impl EightRecording {
         self.closed_flags.clear();
         self.stage = None;
         self.caught_up_on = None;
-        self.caught_up_reading = None;
         self.restore(&events)?;
         self.resume_time = resume_time;
         if let (Some(stage), Some(seen)) = (self.stage.as_mut(), self.tracker.settled_view()) {
@@ -1391,7 +1392,6 @@ impl EightRecording {
         self.append(event)?;
         self.stage = Some(stage);
         self.caught_up_on = None;
-        self.caught_up_reading = None;
         self.write_record()
     }
 
@@ -1626,10 +1626,13 @@ impl EightRecording {
         let before_board = stage.board();
         stage.knocked_after_hand(self.bursts.knocked(self.hands.count() > 0));
         let (still, moved) = match (&settled.pictures, &self.caught_up_on) {
-            (Some(now), Some(then)) => (
-                now.unchanged_from(then, STILL_AT_MOST),
-                now.changed_from(then, MOVED_AT_LEAST),
-            ),
+            (Some(now), Some((then, _))) => {
+                let changes = now.changes_from(then);
+                (
+                    changes.at_most(STILL_AT_MOST),
+                    changes.at_least(MOVED_AT_LEAST),
+                )
+            }
             _ => (0, 0),
         };
         // Only where the reader saw nothing change at all: a change it did see is
@@ -1637,7 +1640,10 @@ impl EightRecording {
         // sleeve) must not unread the squares that explanation needs (Makruk 310557: a
         // piece added on e5 changed e7's and e8's pictures by 40, and with them unread the
         // Knight e7-e5 fitted the addition).
-        let reader_saw_nothing = self.caught_up_reading.as_ref() == Some(&settled.occupancy);
+        let reader_saw_nothing = self
+            .caught_up_on
+            .as_ref()
+            .is_some_and(|(_, reading)| reading == &settled.occupancy);
         let squares = if reader_saw_nothing {
             unread_where_pictures_moved(&settled.squares, moved, &before_board)
         } else {
@@ -1657,8 +1663,10 @@ impl EightRecording {
         );
         let acted = stage.acted();
         if stage.caught_up() {
-            self.caught_up_on = settled.pictures.clone();
-            self.caught_up_reading = Some(settled.occupancy.clone());
+            self.caught_up_on = settled
+                .pictures
+                .clone()
+                .map(|pictures| (pictures, settled.occupancy.clone()));
         }
         if !settled.slid.is_empty() {
             decisions.extend(stage.pushed(&settled.slid, video_time));
@@ -2165,9 +2173,8 @@ impl Recording for EightRecording {
                     .map(|&[row, col]| {
                         let p = settled.squares[row * 8 + col];
                         format!(
-                            "{}{}{}({:.2}/{:.2}/{:.2})",
-                            char::from(b'a' + col as u8),
-                            8 - row,
+                            "{}{}({:.2}/{:.2}/{:.2})",
+                            algebraic(row, col),
                             settled.occupancy.get(row, col).map_or('.', |c| c.letter()),
                             p[0],
                             p[1],
@@ -2188,16 +2195,16 @@ impl Recording for EightRecording {
                 report.settled.as_ref().and_then(|s| s.pictures.as_ref()),
                 &self.caught_up_on,
             ) {
-                (Some(now), Some(then)) => now
+                (Some(now), Some((then, _))) => now
                     .changes_from(then)
+                    .0
                     .iter()
                     .enumerate()
                     .filter(|(_, change)| change.is_none_or(|change| change > 2.0))
                     .map(|(index, change)| {
                         format!(
-                            "{}{}:{:.0}",
-                            char::from(b'a' + (index % 8) as u8),
-                            8 - index / 8,
+                            "{}:{:.0}",
+                            algebraic(index / 8, index % 8),
                             change.unwrap_or(f32::NAN)
                         )
                     })

@@ -48,7 +48,7 @@ pub struct Settled8 {
     /// look of the run that shows it.
     pub slid: Vec<[usize; 2]>,
     /// The middles of the squares on this look (game rows), for telling later which
-    /// squares did not change at all ([`SquarePictures::unchanged_from`]).
+    /// squares did not change at all ([`SquarePictures::changes_from`]).
     pub pictures: Option<SquarePictures>,
 }
 

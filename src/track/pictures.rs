@@ -84,11 +84,11 @@ impl SquarePictures {
     /// difference of its pixels, in its most changed colour channel, in grey levels, once
     /// the whole view's brightness change is taken out. `None` for a square missing from
     /// either view, and for all of them when the two were taken on different locks.
-    pub fn changes_from(&self, earlier: &SquarePictures) -> Vec<Option<f32>> {
+    pub fn changes_from(&self, earlier: &SquarePictures) -> SquareChanges {
         let count = self.middles.len();
         if self.lock != earlier.lock || earlier.middles.len() != count || earlier.side != self.side
         {
-            return vec![None; count];
+            return SquareChanges(vec![None; count]);
         }
         let pairs: Vec<Option<(&[u8], &[u8])>> = self
             .middles
@@ -97,7 +97,7 @@ impl SquarePictures {
             .map(|(now, then)| Some((now.as_deref()?, then.as_deref()?)))
             .collect();
         let gain = brightness_gain(&pairs);
-        pairs
+        let changes = pairs
             .iter()
             .map(|pair| {
                 let (now, then) = (*pair)?;
@@ -109,7 +109,8 @@ impl SquarePictures {
                 let blocks = (now.len() / 3).max(1) as f32;
                 Some(sums.into_iter().fold(0.0, f32::max) / blocks)
             })
-            .collect()
+            .collect();
+        SquareChanges(changes)
     }
 
     /// The mean colour of each of [`BLOCKS`]² blocks of a middle, row by row, BGR: the
@@ -134,21 +135,28 @@ impl SquarePictures {
         }
         sums
     }
+}
 
-    /// The squares (bit `index`) whose middle changed by at most `at_most` from `earlier`.
-    pub fn unchanged_from(&self, earlier: &SquarePictures, at_most: f32) -> u64 {
-        self.mask_where(earlier, |change| change <= at_most)
+/// How much each square's middle changed between two views
+/// ([`SquarePictures::changes_from`]), in the order the squares were given; `None` where
+/// it is not known.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SquareChanges(pub Vec<Option<f32>>);
+
+impl SquareChanges {
+    /// The squares (bit `index`) whose middle changed by at most `at_most`.
+    pub fn at_most(&self, at_most: f32) -> u64 {
+        self.mask_where(|change| change <= at_most)
     }
 
-    /// The squares (bit per index) whose middles changed by at least `at_least` grey
-    /// levels from `earlier`, as [`SquarePictures::changes_from`] measures it.
-    pub fn changed_from(&self, earlier: &SquarePictures, at_least: f32) -> u64 {
-        self.mask_where(earlier, |change| change >= at_least)
+    /// The squares (bit `index`) whose middle changed by at least `at_least`.
+    pub fn at_least(&self, at_least: f32) -> u64 {
+        self.mask_where(|change| change >= at_least)
     }
 
-    fn mask_where(&self, earlier: &SquarePictures, keep: impl Fn(f32) -> bool) -> u64 {
-        self.changes_from(earlier)
-            .into_iter()
+    fn mask_where(&self, keep: impl Fn(f32) -> bool) -> u64 {
+        self.0
+            .iter()
             .enumerate()
             .filter(|(_, change)| change.is_some_and(&keep))
             .fold(0, |mask, (index, _)| mask | (1 << index))
@@ -208,7 +216,7 @@ mod tests {
         after.convert_to(&mut dimmed, -1, 0.8, 0.0).unwrap();
         let then = SquarePictures::of(&before, &shifts, 1).unwrap();
         let now = SquarePictures::of(&dimmed, &shifts, 1).unwrap();
-        let unchanged = now.unchanged_from(&then, 6.0);
+        let unchanged = now.changes_from(&then).at_most(6.0);
         let changed: Vec<usize> = (0..64).filter(|i| unchanged & (1 << i) == 0).collect();
         assert_eq!(changed, [5 * 8 + 1, 7 * 8 + 1]);
         // A piece of nearly the square's own colour still changes its middle: its
@@ -217,11 +225,12 @@ mod tests {
         piece(&mut same_colour, 3, 3, [44.0, 74.0, 104.0]);
         let unchanged = SquarePictures::of(&same_colour, &shifts, 1)
             .unwrap()
-            .unchanged_from(&then, 6.0);
+            .changes_from(&then)
+            .at_most(6.0);
         assert_eq!(unchanged & (1 << (3 * 8 + 3)), 0);
         // Taken on another lock of the board, nothing compares.
         let elsewhere = SquarePictures::of(&dimmed, &shifts, 2).unwrap();
-        assert_eq!(elsewhere.unchanged_from(&then, 6.0), 0);
+        assert_eq!(elsewhere.changes_from(&then).at_most(6.0), 0);
     }
 
     #[test]
@@ -232,7 +241,7 @@ mod tests {
         piece(&mut one, 0, 0, [20.0, 20.0, 20.0]);
         let then = SquarePictures::of(&empty, &shifts, 1).unwrap().turned(1);
         let now = SquarePictures::of(&one, &shifts, 1).unwrap().turned(1);
-        let unchanged = now.unchanged_from(&then, 6.0);
+        let unchanged = now.changes_from(&then).at_most(6.0);
         let mut cells = vec![0u8; 64];
         cells[0] = 1;
         let turned = turned_cells(cells, SQUARES, 1);
