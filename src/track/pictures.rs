@@ -1,5 +1,5 @@
-//! The middle of every square of a settled 8×8 view, kept as pixels so that a later view
-//! can say which squares did not change at all.
+//! The middle of every square of a settled 8×8 view, kept as block means of its pixels
+//! so that a later view can say which squares did not change at all.
 //!
 //! The square reader judges each view on its own, and in dim or side light it misreads
 //! the same figure the same way for the whole game (Makruk 310562: White's Ruea on a1 read
@@ -29,8 +29,18 @@ pub struct SquarePictures {
     /// squares are sampled elsewhere and compare with nothing before.
     lock: u64,
     side: usize,
-    /// BGR pixels, `side × side` a square; `None` where the middle left the picture.
-    middles: Vec<Option<Vec<u8>>>,
+    /// Each square's middle as it is compared; `None` where it left the picture.
+    middles: Vec<Option<Middle>>,
+}
+
+/// One square's middle, measured once when the view is taken rather than on every
+/// comparison with it.
+#[derive(Clone, Debug, PartialEq)]
+struct Middle {
+    /// The mean of its pixels, for the view's brightness change ([`brightness_gain`]).
+    mean: f32,
+    /// The mean colour of each of its [`BLOCKS`]² blocks ([`blocks`]).
+    blocks: Vec<f32>,
 }
 
 impl SquarePictures {
@@ -54,7 +64,12 @@ impl SquarePictures {
                     Rect::new(x - half, y - half, 2 * half + 1, 2 * half + 1),
                 )?
                 .try_clone()?;
-                middles.push(Some(middle.data_bytes()?.to_vec()));
+                let pixels = middle.data_bytes()?;
+                middles.push(Some(Middle {
+                    mean: pixels.iter().map(|&p| f32::from(p)).sum::<f32>()
+                        / pixels.len().max(1) as f32,
+                    blocks: blocks(pixels, side),
+                }));
             }
         }
         Ok(SquarePictures {
@@ -81,7 +96,7 @@ impl SquarePictures {
     }
 
     /// How much each square's middle changed from `earlier`: the mean absolute
-    /// difference of its pixels, in its most changed colour channel, in grey levels, once
+    /// difference of its block means, in its most changed colour channel, in grey levels, once
     /// the whole view's brightness change is taken out. `None` for a square missing from
     /// either view, and for all of them when the two were taken on different locks.
     pub fn changes_from(&self, earlier: &SquarePictures) -> SquareChanges {
@@ -90,20 +105,20 @@ impl SquarePictures {
         {
             return SquareChanges(vec![None; count]);
         }
-        let pairs: Vec<Option<(&[u8], &[u8])>> = self
+        let pairs: Vec<Option<(&Middle, &Middle)>> = self
             .middles
             .iter()
             .zip(&earlier.middles)
-            .map(|(now, then)| Some((now.as_deref()?, then.as_deref()?)))
+            .map(|(now, then)| Some((now.as_ref()?, then.as_ref()?)))
             .collect();
         let gain = brightness_gain(&pairs);
         let changes = pairs
             .iter()
             .map(|pair| {
                 let (now, then) = (*pair)?;
-                let (now, then) = (self.blocks(now), self.blocks(then));
+                let (now, then) = (&now.blocks, &then.blocks);
                 let mut sums = [0.0f32; 3];
-                for (value, (n, t)) in now.iter().zip(&then).enumerate() {
+                for (value, (n, t)) in now.iter().zip(then).enumerate() {
                     sums[value % 3] += (n - gain * t).abs();
                 }
                 let blocks = (now.len() / 3).max(1) as f32;
@@ -111,29 +126,6 @@ impl SquarePictures {
             })
             .collect();
         SquareChanges(changes)
-    }
-
-    /// The mean colour of each of [`BLOCKS`]² blocks of a middle, row by row, BGR: the
-    /// camera's and the codec's noise averages out over a block, and a piece's body does
-    /// not (Makruk 310562, dim: pixel by pixel a still figure's middle changed by up to 7
-    /// between two views, as much as a dark Bia leaving its dark square).
-    fn blocks(&self, middle: &[u8]) -> Vec<f32> {
-        let side = self.side;
-        let mut sums = vec![0.0f32; BLOCKS * BLOCKS * 3];
-        let mut counts = [0u32; BLOCKS * BLOCKS];
-        for y in 0..side {
-            for x in 0..side {
-                let block = (y * BLOCKS / side) * BLOCKS + x * BLOCKS / side;
-                counts[block] += 1;
-                for channel in 0..3 {
-                    sums[block * 3 + channel] += f32::from(middle[(y * side + x) * 3 + channel]);
-                }
-            }
-        }
-        for (value, sum) in sums.iter_mut().enumerate() {
-            *sum /= counts[value / 3].max(1) as f32;
-        }
-        sums
     }
 }
 
@@ -163,19 +155,36 @@ impl SquareChanges {
     }
 }
 
+/// The mean colour of each of [`BLOCKS`]² blocks of a middle, row by row, BGR: the
+/// camera's and the codec's noise averages out over a block, and a piece's body does
+/// not (Makruk 310562, dim: pixel by pixel a still figure's middle changed by up to 7
+/// between two views, as much as a dark Bia leaving its dark square).
+fn blocks(middle: &[u8], side: usize) -> Vec<f32> {
+    let mut sums = vec![0.0f32; BLOCKS * BLOCKS * 3];
+    let mut counts = [0u32; BLOCKS * BLOCKS];
+    for y in 0..side {
+        for x in 0..side {
+            let block = (y * BLOCKS / side) * BLOCKS + x * BLOCKS / side;
+            counts[block] += 1;
+            for channel in 0..3 {
+                sums[block * 3 + channel] += f32::from(middle[(y * side + x) * 3 + channel]);
+            }
+        }
+    }
+    for (value, sum) in sums.iter_mut().enumerate() {
+        *sum /= counts[value / 3].max(1) as f32;
+    }
+    sums
+}
+
 /// The median ratio of the squares' mean brightness now to then: a lamp that dims or an
 /// exposure that drifts changes every square alike, a piece only its own.
-fn brightness_gain(pairs: &[Option<(&[u8], &[u8])>]) -> f32 {
-    let mean = |pixels: &[u8]| -> f32 {
-        pixels.iter().map(|&p| f32::from(p)).sum::<f32>() / pixels.len().max(1) as f32
-    };
+fn brightness_gain(pairs: &[Option<(&Middle, &Middle)>]) -> f32 {
     let mut ratios: Vec<f32> = pairs
         .iter()
         .flatten()
-        .filter_map(|(now, then)| {
-            let then = mean(then);
-            (then >= 8.0).then(|| mean(now) / then)
-        })
+        .filter(|(_, then)| then.mean >= 8.0)
+        .map(|(now, then)| now.mean / then.mean)
         .collect();
     if ratios.is_empty() {
         return 1.0;
