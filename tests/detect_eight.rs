@@ -67,6 +67,49 @@ fn json_gives_every_square_and_says_which_order_the_rows_are_in() {
     }
 }
 
+/// A checkered board in dim light: its squares two or three grey levels apart, no drawn
+/// line but its border. Its corners (the drawn border's, checked by eye on the picture
+/// with its contrast raised) and the start position in it must both be found.
+#[test]
+fn a_dim_checkered_board_is_found_with_its_contrast_raised() {
+    let out = detect(
+        &sample("makruk/dim-checkered-makruk.jpg"),
+        "makruk",
+        &["--json"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let corners: Vec<[f64; 2]> = json["corners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| [c[0].as_f64().unwrap(), c[1].as_f64().unwrap()])
+        .collect();
+    let by_hand = [
+        [247.0, 181.0],
+        [551.0, 88.0],
+        [707.0, 347.0],
+        [356.0, 486.0],
+    ];
+    for expected in by_hand {
+        let nearest = corners
+            .iter()
+            .map(|c| (c[0] - expected[0]).hypot(c[1] - expected[1]))
+            .fold(f64::MAX, f64::min);
+        // A tenth of a square, whose side is about 40 px here.
+        assert!(nearest < 4.0, "corner {expected:?} not found: {corners:?}");
+    }
+    assert_eq!(json["orientation"]["source"], "start-position", "{json}");
+    assert!(
+        json["orientation"]["start_mismatches"].as_u64().unwrap() <= 2,
+        "{json}"
+    );
+}
+
 /// Films the first second of `record` as PNG frames into a new folder.
 fn render_first_second(
     record: &str,

@@ -53,7 +53,9 @@ impl BoardKind {
     fn locate(self, picture: &Mat) -> opencv::Result<Option<BoardGeometry>> {
         Ok(match self {
             BoardKind::Go(size) => locate::locate(picture, size)?.geometry,
-            BoardKind::Eight => eight::locate(picture)?.board.map(|board| board.geometry),
+            BoardKind::Eight => eight::locate_as_seen(picture)?
+                .board
+                .map(|board| board.geometry),
         })
     }
 }
