@@ -62,7 +62,9 @@ pub fn faint_grids(image: &Mat, limit: usize) -> opencv::Result<Vec<BoardGeometr
         .take(QUADRILATERALS)
         .filter_map(|quad| {
             let in_image = quad.map(|[x, y]| [x / factor, y / factor]);
-            lattice_inside(&response, &in_image)
+            lattice_inside(&response, &in_image).map(|(clarity, geometry)| {
+                (clarity, refined(&response, &geometry).unwrap_or(geometry))
+            })
         })
         .collect();
     found.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -350,6 +352,151 @@ fn lattice_inside(response: &Mat, quad: &[[f64; 2]; 4]) -> Option<(f64, BoardGeo
     Some((row_clarity + column_clarity, locate::image_order(&geometry)))
 }
 
+/// A square's side, in pixels, in the view [`refined`] straightens a lattice into.
+const REFINE_CELL: f64 = 40.0;
+/// How far each line is looked for either side of where the lattice puts it, in squares:
+/// a lattice fitted to a quadrilateral that is not quite the board's has its far lines a
+/// third of a square off (310569), while the board's own edge lies half a square or more
+/// beyond its outer lines.
+const REFINE_REACH: f64 = 0.4;
+/// Pieces of each line whose place is looked for on their own, two squares long: a line
+/// tilted against the lattice shows as a step from piece to piece.
+const REFINE_PIECES: usize = 4;
+/// How much higher than the middle of its window a piece of line's response must peak to
+/// be taken (the response is capped at [`RESPONSE_CAP`]).
+const REFINE_PEAK: f64 = 0.75;
+
+/// `geometry` with each of its lines moved onto the drawn line nearest it, and the lattice
+/// fitted again to all their crossings; `None` when too few lines show.
+///
+/// A lattice found inside a quadrilateral is spaced evenly in that quadrilateral's
+/// straightened view, which is the board's own only when the quadrilateral is the board's
+/// outline. When one side of it is something else (a board's side seen below its front
+/// edge, a line of figures), the lattice leans: Makruk 310569 had a corner a third of a
+/// square off, the lines of one side missed, the view judged covered every other look and
+/// four moves were lost. Each line is looked for piece by piece in the lattice's own
+/// straightened view, so a line that leans against the lattice is followed; twice, since
+/// each pass brings the straightened view nearer the board's.
+fn refined(response: &Mat, geometry: &BoardGeometry) -> Option<BoardGeometry> {
+    let mut current = geometry.clone();
+    for _ in 0..2 {
+        current = refined_once(response, &current)?;
+    }
+    Some(current)
+}
+
+fn refined_once(response: &Mat, geometry: &BoardGeometry) -> Option<BoardGeometry> {
+    let last = (LINES - 1) as f64;
+    let margin = REFINE_CELL;
+    let board_side = last * REFINE_CELL;
+    let straight = [
+        [margin, margin],
+        [margin + board_side, margin],
+        [margin + board_side, margin + board_side],
+        [margin, margin + board_side],
+    ];
+    let to_image = homography_from_4(&straight, &geometry.corners())?;
+    let to_straight = invert(&to_image)?;
+    let side = (board_side + 2.0 * margin).round() as i32;
+    let warped = warped(response, &to_straight, side).ok()?;
+    let warped = warped.data_bytes().ok()?;
+    let side = side as usize;
+    let at = |x: usize, y: usize| f64::from(warped[y.min(side - 1) * side + x.min(side - 1)]);
+    let reach = (REFINE_REACH * REFINE_CELL).round() as i64;
+    let piece = board_side / REFINE_PIECES as f64;
+    // Each line as (a, b) with across = a + b * along, in the straightened view.
+    let fitted_line = |index: usize, rows: bool| -> Option<(f64, f64)> {
+        let expected = margin + index as f64 * REFINE_CELL;
+        let mut points: Vec<(f64, f64)> = Vec::new();
+        let mut values: Vec<f64> = Vec::new();
+        for p in 0..REFINE_PIECES {
+            let from = (margin + p as f64 * piece).round() as usize;
+            let to = (margin + (p + 1) as f64 * piece).round() as usize;
+            let profile: Vec<(f64, f64)> = (-reach..=reach)
+                .filter_map(|offset| {
+                    let across = expected.round() as i64 + offset;
+                    (across >= 0 && (across as usize) < side).then(|| {
+                        values.clear();
+                        values.extend((from..to).map(|along| {
+                            if rows {
+                                at(along, across as usize)
+                            } else {
+                                at(across as usize, along)
+                            }
+                        }));
+                        values.sort_by(f64::total_cmp);
+                        // A figure standing on the line is a spot on it: the highest and
+                        // lowest values are left out.
+                        let kept = &values[values.len() / 10..values.len() * 7 / 10];
+                        (across as f64, kept.iter().sum::<f64>() / kept.len() as f64)
+                    })
+                })
+                .collect();
+            let Some(&(best_at, best)) = profile.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+                continue;
+            };
+            let mut sorted: Vec<f64> = profile.iter().map(|&(_, v)| v).collect();
+            sorted.sort_by(f64::total_cmp);
+            if best - sorted[sorted.len() / 2] >= REFINE_PEAK {
+                points.push(((from + to) as f64 / 2.0, best_at));
+            }
+        }
+        match points.len() {
+            0 => None,
+            1 => Some((points[0].1, 0.0)),
+            n => {
+                let n = n as f64;
+                let mean_along = points.iter().map(|p| p.0).sum::<f64>() / n;
+                let mean_across = points.iter().map(|p| p.1).sum::<f64>() / n;
+                let spread = points
+                    .iter()
+                    .map(|p| (p.0 - mean_along).powi(2))
+                    .sum::<f64>();
+                let slope = points
+                    .iter()
+                    .map(|p| (p.0 - mean_along) * (p.1 - mean_across))
+                    .sum::<f64>()
+                    / spread;
+                Some((mean_across - slope * mean_along, slope))
+            }
+        }
+    };
+    let rows: Vec<Option<(f64, f64)>> = (0..LINES).map(|i| fitted_line(i, true)).collect();
+    let columns: Vec<Option<(f64, f64)>> = (0..LINES).map(|i| fitted_line(i, false)).collect();
+    let mut grid_points = Vector::<core::Point2f>::new();
+    let mut image_points = Vector::<core::Point2f>::new();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, column) in columns.iter().enumerate() {
+            let (Some((ra, rb)), Some((ca, cb))) = (row, column) else {
+                continue;
+            };
+            // y = ra + rb x and x = ca + cb y.
+            let denominator = 1.0 - rb * cb;
+            if denominator.abs() < 1e-6 {
+                continue;
+            }
+            let x = (ca + cb * ra) / denominator;
+            let y = ra + rb * x;
+            let [ix, iy] = apply(&to_image, [x, y]);
+            grid_points.push(core::Point2f::new(c as f32, r as f32));
+            image_points.push(core::Point2f::new(ix as f32, iy as f32));
+        }
+    }
+    // Half the crossings at least, so the fit stands on lines all over the board.
+    if grid_points.len() < LINES * LINES / 2 {
+        return None;
+    }
+    let fitted =
+        opencv::calib3d::find_homography(&grid_points, &image_points, &mut Mat::default(), 0, 3.0)
+            .ok()?;
+    let homography = super::homography_from_mat(&fitted)?;
+    let refined = BoardGeometry {
+        size: LINES,
+        homography,
+    };
+    Some(locate::image_order(&refined))
+}
+
 fn warped(response: &Mat, to_straight: &Homography, side: i32) -> opencv::Result<Mat> {
     let matrix = Mat::from_slice_2d(to_straight)?;
     let mut warped = Mat::default();
@@ -598,6 +745,44 @@ mod tests {
             square_side(),
             found.iter().map(BoardGeometry::corners).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn a_leaning_lattice_is_moved_onto_the_drawn_lines() {
+        let starts = crate::geometry::eight::EightGame::Makruk.starts();
+        let image = faint_board(6.0, Some(&starts[0]));
+        let truth = true_lattice();
+        // One corner a third of a square off, as a quadrilateral with one wrong side
+        // leaves it (310569).
+        let mut corners = truth.corners();
+        corners[3][1] += square_side() / 3.0;
+        corners[2][1] -= square_side() / 6.0;
+        let leaning = BoardGeometry::from_corners(LINES, corners).unwrap();
+        assert!(leaning.corner_shift(&truth) > square_side() / 4.0);
+        let response = drawn_line_response(&image).unwrap();
+        let refined = refined(&response, &leaning).expect("the lines show");
+        let shift = refined.corner_shift(&truth);
+        assert!(
+            shift < 2.0,
+            "refined lattice {:?} is {shift:.1} px from the lines {:?}",
+            refined.corners(),
+            truth.corners()
+        );
+    }
+
+    #[test]
+    fn a_lattice_on_a_bare_table_is_not_refined() {
+        let table = with_noise(
+            &Mat::new_rows_cols_with_default(
+                720,
+                1280,
+                CV_8UC3,
+                Scalar::new(45.0, 60.0, 75.0, 0.0),
+            )
+            .unwrap(),
+        );
+        let response = drawn_line_response(&table).unwrap();
+        assert!(refined(&response, &true_lattice()).is_none());
     }
 
     #[test]
