@@ -175,11 +175,32 @@ pub fn on_position(
         }
     }
     let faint = faint.filter(|(_, found)| *found <= FAINT_TOLERANCE);
+    // The faint grid chosen, moved onto its drawn lines when they lie within half a square
+    // of it and it still reads the position. Not by which reads it better: on 310569 the
+    // leaning lattice read the start on 2 squares fewer than the one on the lines, and
+    // lost the lines themselves (the view judged covered every other look).
+    let on_lines = |(board, _): (EightBoard, usize)| -> opencv::Result<EightBoard> {
+        let Some(geometry) = crate::geometry::outline::on_drawn_lines(image, &board.geometry)?
+        else {
+            return Ok(board);
+        };
+        let square = crate::geometry::locate::quad_area(&board.geometry.corners()).sqrt()
+            / board8::SQUARES as f64;
+        if geometry.corner_shift(&board.geometry) > square / 2.0 {
+            return Ok(board);
+        }
+        let refined = EightBoard::with_geometry(image, geometry)?;
+        Ok(if misfit(&refined)? <= FAINT_TOLERANCE {
+            refined
+        } else {
+            board
+        })
+    };
     Ok(match (located, faint) {
         (Some((_, _, found)), Some((board, fewer))) if 2 * fewer <= found => {
-            Some((board, Placement::FaintGrid))
+            Some((on_lines((board, fewer))?, Placement::FaintGrid))
         }
-        (None, Some((board, _))) => Some((board, Placement::FaintGrid)),
+        (None, Some(faint)) => Some((on_lines(faint)?, Placement::FaintGrid)),
         (Some((board, placement, _)), _) => Some((board, placement)),
         (None, None) => None,
     })

@@ -315,7 +315,7 @@ fn largest_board(
     }
 }
 
-pub(super) fn quad_area(corners: &[[f64; 2]; 4]) -> f64 {
+pub(crate) fn quad_area(corners: &[[f64; 2]; 4]) -> f64 {
     (0..4)
         .map(|i| {
             let [x0, y0] = corners[i];
