@@ -269,6 +269,27 @@ mod tests {
     }
 
     #[test]
+    fn a_dim_checkered_board_shows_its_lens_once_its_contrast_is_raised() {
+        // The start of Makruk 310576: no lens shows its squares on the picture as it is.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/samples/makruk/dim-checkered-makruk.jpg"
+        );
+        let image = opencv::imgcodecs::imread(path, opencv::imgcodecs::IMREAD_COLOR).unwrap();
+        let as_seen = |picture: &Mat| BoardKind::Eight.locate(picture);
+        assert!(
+            lens::estimate(&image, Marking::LinesOrSquareEdges, &as_seen)
+                .unwrap()
+                .is_none()
+        );
+        let found = BoardKind::Eight
+            .estimate_lens(&image)
+            .unwrap()
+            .expect("found with the contrast raised");
+        assert!(!found.worth_correcting(), "k1 {}", found.k1);
+    }
+
+    #[test]
     fn stills_are_each_looked_at_while_the_lens_is_unknown() {
         let mut lens = LensCorrection::new(None, BoardKind::Eight);
         assert!(looked(lens.apply(&blank(), 0.0, true).unwrap()));
