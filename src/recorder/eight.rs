@@ -193,9 +193,14 @@ impl Stage8 {
 
     /// The position of the rules, rows of `.`/`B`/`W`.
     fn rules_rows(&self) -> Vec<String> {
+        self.rules().to_text_rows()
+    }
+
+    /// The position of the rules (not the board as it stands, with its known differences).
+    fn rules(&self) -> Occupancy {
         match self {
-            Stage8::Makhos { inference, .. } => inference.position().occupancy().to_text_rows(),
-            Stage8::Makruk { inference, .. } => inference.position().occupancy().to_text_rows(),
+            Stage8::Makhos { inference, .. } => inference.position().occupancy(),
+            Stage8::Makruk { inference, .. } => inference.position().occupancy(),
         }
     }
 
@@ -635,6 +640,52 @@ fn unread_where_pictures_moved(
         .collect()
 }
 
+/// The last sighting a stage caught up on, as the pictures saw it.
+#[derive(Clone, Debug)]
+struct CaughtUp {
+    /// The squares' middles then: a square that still looks so is still
+    /// (`Seen8::still`).
+    pictures: SquarePictures,
+    /// What the reader called the squares then.
+    reading: Occupancy,
+    /// The squares (bit `row * 8 + col`) whose pictures changed as a piece coming or going
+    /// changes them when the record changed there, and have been still since: what stands
+    /// there is what the record holds, whatever the reader now calls it.
+    confirmed: u64,
+}
+
+/// `squares` with the squares in `confirmed` (bit `row * 8 + col`) that the reader calls
+/// otherwise than `rules` given back to `rules`: a square whose picture changed when the
+/// move that changed it was recorded, and has not changed since, holds what the move left
+/// there (Makruk 310584: a red Khon on e3 of a dark board read bare when it arrived and
+/// after, its picture changed by 50 then and by 2 since; a move later, a false `removed`).
+fn kept_where_confirmed(squares: &[[f32; 3]], confirmed: u64, rules: &Occupancy) -> Vec<[f32; 3]> {
+    squares
+        .iter()
+        .enumerate()
+        .map(|(index, p)| {
+            let (row, col) = (index / 8, index % 8);
+            let held = rules.get(row, col);
+            let called = crate::reading::CellReading::from_probabilities(*p).color;
+            if confirmed & (1 << index) != 0 && called != held {
+                let mut kept = [(1.0 - CONFIRMED_TRUST) / 2.0; 3];
+                kept[match held {
+                    None => 0,
+                    Some(Color::Black) => 1,
+                    Some(Color::White) => 2,
+                }] = CONFIRMED_TRUST;
+                kept
+            } else {
+                *p
+            }
+        })
+        .collect()
+}
+
+/// How sure a confirmed square ([`CaughtUp::confirmed`]) is taken to hold what the record
+/// holds there when the reader calls it otherwise.
+const CONFIRMED_TRUST: f32 = 0.9;
+
 /// A square's name in the trace, `a8` for row 0, column 0.
 fn algebraic(row: usize, col: usize) -> String {
     format!("{}{}", char::from(b'a' + col as u8), 8 - row)
@@ -785,10 +836,8 @@ pub(super) struct EightRecording {
     flag_seqs: Vec<(u32, u64)>,
     /// Flags resolved by the board or closed by a referee.
     closed_flags: Vec<u32>,
-    /// The squares' middles on the last sighting the stage caught up on
-    /// (`Waiting::caught_up`), where they are kept, and what the reader called the squares
-    /// then: a square that still looks so is still (`Seen8::still`).
-    caught_up_on: Option<(SquarePictures, Occupancy)>,
+    /// The last sighting the stage caught up on (`Waiting::caught_up`).
+    caught_up_on: Option<CaughtUp>,
     /// The source time of the last frame looked at, for a referee's action between frames.
     now: f64,
     last_line: String,
@@ -1626,8 +1675,8 @@ impl EightRecording {
         let before_board = stage.board();
         stage.knocked_after_hand(self.bursts.knocked(self.hands.count() > 0));
         let (still, moved) = match (&settled.pictures, &self.caught_up_on) {
-            (Some(now), Some((then, _))) => {
-                let changes = now.changes_from(then);
+            (Some(now), Some(then)) => {
+                let changes = now.changes_from(&then.pictures);
                 (
                     changes.at_most(STILL_AT_MOST),
                     changes.at_least(MOVED_AT_LEAST),
@@ -1643,12 +1692,18 @@ impl EightRecording {
         let reader_saw_nothing = self
             .caught_up_on
             .as_ref()
-            .is_some_and(|(_, reading)| reading == &settled.occupancy);
+            .is_some_and(|then| then.reading == settled.occupancy);
         let squares = if reader_saw_nothing {
             unread_where_pictures_moved(&settled.squares, moved, &before_board)
         } else {
             settled.squares.clone()
         };
+        let rules_before = stage.rules();
+        let confirmed = self
+            .caught_up_on
+            .as_ref()
+            .map_or(0, |then| then.confirmed & still);
+        let squares = kept_where_confirmed(&squares, confirmed, &rules_before);
         let mut decisions = stage.observe(
             &Seen8 {
                 squares: &squares,
@@ -1663,10 +1718,15 @@ impl EightRecording {
         );
         let acted = stage.acted();
         if stage.caught_up() {
-            self.caught_up_on = settled
-                .pictures
-                .clone()
-                .map(|pictures| (pictures, settled.occupancy.clone()));
+            let recorded_change = rules_before
+                .differences(&stage.rules())
+                .iter()
+                .fold(0u64, |mask, &[row, col]| mask | 1 << (row * 8 + col));
+            self.caught_up_on = settled.pictures.clone().map(|pictures| CaughtUp {
+                pictures,
+                reading: settled.occupancy.clone(),
+                confirmed: confirmed | (recorded_change & moved),
+            });
         }
         if !settled.slid.is_empty() {
             decisions.extend(stage.pushed(&settled.slid, video_time));
@@ -2195,8 +2255,8 @@ impl Recording for EightRecording {
                 report.settled.as_ref().and_then(|s| s.pictures.as_ref()),
                 &self.caught_up_on,
             ) {
-                (Some(now), Some((then, _))) => now
-                    .changes_from(then)
+                (Some(now), Some(then)) => now
+                    .changes_from(&then.pictures)
                     .0
                     .iter()
                     .enumerate()
@@ -2548,6 +2608,25 @@ mod tests {
             }
         }
         assert!(!fits_opening(EightGame::Makruk, &start, &off));
+    }
+
+    #[test]
+    fn a_confirmed_square_read_otherwise_holds_what_the_record_holds() {
+        // Makruk 310584: the Khon arrived on e3 (row 5, col 4), its picture changed then
+        // and not since, and the reader calls it bare; d6 (row 2, col 3) is read bare too
+        // but is not confirmed, and a8 is confirmed and read as the record has it.
+        let mut rows = ["........"; 8];
+        rows[5] = "....W...";
+        rows[2] = "...B....";
+        let rules = Occupancy::from_text_rows(&rows).unwrap();
+        let squares = vec![[0.98, 0.01, 0.01]; 64];
+        let confirmed = 1 << (5 * 8 + 4) | 1;
+        let kept = kept_where_confirmed(&squares, confirmed, &rules);
+        let doubt = (1.0 - CONFIRMED_TRUST) / 2.0;
+        assert_eq!(kept[5 * 8 + 4], [doubt, doubt, CONFIRMED_TRUST]);
+        assert_eq!(kept[2 * 8 + 3], squares[2 * 8 + 3]);
+        assert_eq!(kept[0], squares[0]);
+        assert_eq!(kept_where_confirmed(&squares, 0, &rules), squares);
     }
 
     #[test]
