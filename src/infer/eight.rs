@@ -513,6 +513,11 @@ pub trait Stage {
     /// Flags the suspected disturbances that have shown for [`PERSIST_SECONDS`]
     /// ([`Differences::due`]).
     fn raise_due(&mut self, seen: &Seen8, until_since: bool, outcomes: &mut Vec<Self::Outcome>);
+    /// The one move the squares' pictures show when no reading explains the sighting
+    /// ([`Seen8::moved`]); `None` where the stage keeps no pictures.
+    fn shown_by_pictures(&self, _seen: &Seen8) -> Option<Self::Reading> {
+        None
+    }
 }
 
 /// Acts on a settled sighting. Returns nothing when it shows nothing new, or when it must
@@ -610,34 +615,47 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                 return outcomes;
             }
             if seen.hand_seen
-                && let Some(earlier) = stage.waiting().unsure.take()
+                && stage.waiting().unsure.is_none()
+                && let Some(shown) = stage.shown_by_pictures(seen)
             {
-                // The next move began before the last was sure: take the likeliest
-                // reading of that one, then look again.
+                // The reader called a square of the move wrong, but the pictures changed
+                // exactly where one move changes the board, and the reader agrees
+                // everywhere else (Makruk 310584: the red Khon e4xf5 on a dark board, f5
+                // read bare; the sighting was left irregular and the next Black move
+                // read as f5xe4 with two false flags).
                 outcomes.push(stage.low_confidence());
-                stage.apply(earlier, seen, &mut outcomes);
-                outcomes.extend(observe_once(stage, seen));
+                shown
+            } else {
+                if seen.hand_seen
+                    && let Some(earlier) = stage.waiting().unsure.take()
+                {
+                    // The next move began before the last was sure: take the likeliest
+                    // reading of that one, then look again.
+                    outcomes.push(stage.low_confidence());
+                    stage.apply(earlier, seen, &mut outcomes);
+                    outcomes.extend(observe_once(stage, seen));
+                    return outcomes;
+                }
+                stage.waiting().transient = Some(seen.read());
+                stage.waiting().disturbed_since.get_or_insert(seen.since);
+                let wait = if seen.hand_seen { confirm } else { unexplained };
+                if stood >= wait || stills {
+                    disturbed(stage, seen, &mut outcomes);
+                    let waiting = stage.waiting();
+                    waiting.transient = None;
+                    waiting.irregular = None;
+                } else {
+                    stage.waiting().irregular = Some(Kept {
+                        squares: seen.squares.to_vec(),
+                        since: seen.since,
+                        hand_seen: seen.hand_seen,
+                        motion_seen: seen.motion_seen,
+                        still: seen.still,
+                        moved: seen.moved,
+                    });
+                }
                 return outcomes;
             }
-            stage.waiting().transient = Some(seen.read());
-            stage.waiting().disturbed_since.get_or_insert(seen.since);
-            let wait = if seen.hand_seen { confirm } else { unexplained };
-            if stood >= wait || stills {
-                disturbed(stage, seen, &mut outcomes);
-                let waiting = stage.waiting();
-                waiting.transient = None;
-                waiting.irregular = None;
-            } else {
-                stage.waiting().irregular = Some(Kept {
-                    squares: seen.squares.to_vec(),
-                    since: seen.since,
-                    hand_seen: seen.hand_seen,
-                    motion_seen: seen.motion_seen,
-                    still: seen.still,
-                    moved: seen.moved,
-                });
-            }
-            return outcomes;
         }
     };
     let waiting = stage.waiting();

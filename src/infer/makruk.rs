@@ -310,6 +310,41 @@ impl MakrukInference {
         self.waiting.caught_up()
     }
 
+    /// The one legal move that changes exactly the squares whose pictures changed as a
+    /// piece coming or going changes them, every other square read as standing or bare
+    /// as the board has it (a colour slip aside): the reader misread where the piece left
+    /// or arrived. `None` when no move, or more than one, does.
+    fn shown_by_pictures(&self, seen: &Seen8) -> Option<Reading> {
+        if seen.moved == 0 {
+            return None;
+        }
+        let rules = self.position.occupancy();
+        let standing = self.board();
+        let read = seen.read();
+        let mut shown = None;
+        for &mv in self.position.legal_moves().iter() {
+            let after = self.position.after(&mv).occupancy();
+            let mut changed = 0u64;
+            let mut agrees = true;
+            for index in 0..64 {
+                let (row, col) = (index / 8, index % 8);
+                let now = after.get(row, col);
+                if rules.get(row, col) != now {
+                    changed |= 1 << index;
+                } else {
+                    agrees &= read.get(row, col).is_some() == standing.get(row, col).is_some();
+                }
+            }
+            if agrees && changed == seen.moved {
+                if shown.is_some() {
+                    return None;
+                }
+                shown = Some(Reading::One(mv));
+            }
+        }
+        shown
+    }
+
     fn candidates(&self) -> Vec<Candidate<Reading>> {
         let current = &self.position;
         let rules = current.occupancy();
@@ -789,6 +824,10 @@ impl Stage for MakrukInference {
         }
     }
 
+    fn shown_by_pictures(&self, seen: &Seen8) -> Option<Reading> {
+        MakrukInference::shown_by_pictures(self, seen)
+    }
+
     fn raise_due(&mut self, seen: &Seen8, until_since: bool, outcomes: &mut Vec<Outcome>) {
         for (suspected, squares) in self.differences.due(seen, until_since) {
             let names = squares.iter().map(|&(r, c)| square_name(r, c)).collect();
@@ -876,6 +915,66 @@ mod tests {
             game.position().board().piece_at(d2).unwrap().role,
             Role::Khon
         );
+    }
+
+    /// A look after a hand, whose squares' pictures changed at `moved`.
+    fn moved_look(squares: &[[f32; 3]], moved: u64) -> Seen8<'_> {
+        Seen8 {
+            moved,
+            ..look(squares, 1.0)
+        }
+    }
+
+    #[test]
+    fn a_capture_whose_arrival_reads_bare_is_taken_from_the_pictures() {
+        // Makruk 310584: a red Khon took on f5 of a dark board and f5 read bare. Here
+        // e4xd5 with d5 (row 3, col 3) read bare; e4 is row 4, col 4.
+        let before = ["e3e4", "d6d5"]
+            .iter()
+            .fold(Position::start(), |p, uci| played(&p, uci));
+        let mut seen = played(&before, "e4d5").occupancy();
+        seen.set(3, 3, None);
+        let squares = probabilities(&seen, &[0.97; 64]);
+        let pictures_moved = 1 << (3 * 8 + 3) | 1 << (4 * 8 + 4);
+        let game = MakrukInference::new(before.clone(), InferOptions::default());
+        let look_moved = |moved: u64| moved_look(&squares, moved);
+        // The pictures show the capture; not when they moved on one more square, or on
+        // none.
+        assert!(
+            game.shown_by_pictures(&look_moved(pictures_moved))
+                .is_some()
+        );
+        assert!(
+            game.shown_by_pictures(&look_moved(pictures_moved | 1 << (7 * 8)))
+                .is_none()
+        );
+        assert!(game.shown_by_pictures(&look_moved(0)).is_none());
+        // A figure elsewhere read in the other side's colour (a1, row 7, col 0) is a slip,
+        // not a change; one read bare is a change the move does not explain.
+        let mut slipped = squares.clone();
+        slipped[7 * 8] = [0.03, 0.94, 0.03];
+        assert!(
+            game.shown_by_pictures(&moved_look(&slipped, pictures_moved))
+                .is_some()
+        );
+        let mut bare = squares.clone();
+        bare[7 * 8] = [0.94, 0.03, 0.03];
+        assert!(
+            game.shown_by_pictures(&moved_look(&bare, pictures_moved))
+                .is_none()
+        );
+        let mut game = game;
+        let out = game.observe(&look_moved(pictures_moved));
+        assert_eq!(sans(&out), vec!["exd5"], "{out:?}");
+        assert!(
+            out.iter()
+                .any(|o| matches!(o, Outcome::LowConfidence { .. })),
+            "{out:?}"
+        );
+        assert!(flags(&out).is_empty(), "{out:?}");
+        // Without the pictures the same sighting records nothing at once.
+        let mut blind = MakrukInference::new(before, InferOptions::default());
+        assert!(sans(&blind.observe(&look_moved(0))).is_empty());
     }
 
     fn sans(out: &[Outcome]) -> Vec<&str> {
