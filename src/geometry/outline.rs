@@ -299,22 +299,10 @@ fn drawn_line_response(image: &Mat) -> opencv::Result<Mat> {
 /// pixels) shows best, with how clearly: the two directions' clarities added.
 fn lattice_inside(response: &Mat, quad: &[[f64; 2]; 4]) -> Option<(f64, BoardGeometry)> {
     let margin = 0.1 * STRAIGHT;
-    let straight = [
-        [margin, margin],
-        [margin + STRAIGHT, margin],
-        [margin + STRAIGHT, margin + STRAIGHT],
-        [margin, margin + STRAIGHT],
-    ];
-    let to_image = homography_from_4(&straight, quad)?;
-    let to_straight = invert(&to_image)?;
-    let side = (1.2 * STRAIGHT).round() as i32;
-    let warped = warped(response, &to_straight, side).ok()?;
-    let warped = warped.data_bytes().ok()?;
-    let side = side as usize;
-    // The middle of the quadrilateral across each line: its margins hold no lines. Each
-    // line's response is the mean of the middle of its values: a drawn line runs along its
-    // whole length, while the figures standing beside it are spots on it, left out with
-    // the highest values, and the lowest are where a figure hides it.
+    let view = Straightened::new(response, quad, margin, STRAIGHT)?;
+    let (to_image, side) = (view.to_image, view.side);
+    let warped = view.picture.data_bytes().ok()?;
+    // The middle of the quadrilateral across each line: its margins hold no lines.
     let (from, to) = ((2.0 * margin) as usize, (margin + STRAIGHT) as usize);
     let profile = |along_rows: bool| -> Vec<f64> {
         let mut values: Vec<u8> = Vec::with_capacity(to - from);
@@ -325,9 +313,7 @@ fn lattice_inside(response: &Mat, quad: &[[f64; 2]; 4]) -> Option<(f64, BoardGeo
                     let (x, y) = if along_rows { (j, i) } else { (i, j) };
                     warped[y * side + x]
                 }));
-                values.sort_unstable();
-                let kept = &values[values.len() / 10..values.len() * 7 / 10];
-                kept.iter().map(|&v| f64::from(v)).sum::<f64>() / kept.len() as f64
+                line_mean(&mut values)
             })
             .collect()
     };
@@ -400,26 +386,17 @@ fn refined_once(response: &Mat, geometry: &BoardGeometry) -> Option<BoardGeometr
     let last = (LINES - 1) as f64;
     let margin = REFINE_CELL;
     let board_side = last * REFINE_CELL;
-    let straight = [
-        [margin, margin],
-        [margin + board_side, margin],
-        [margin + board_side, margin + board_side],
-        [margin, margin + board_side],
-    ];
-    let to_image = homography_from_4(&straight, &geometry.corners())?;
-    let to_straight = invert(&to_image)?;
-    let side = (board_side + 2.0 * margin).round() as i32;
-    let warped = warped(response, &to_straight, side).ok()?;
-    let warped = warped.data_bytes().ok()?;
-    let side = side as usize;
-    let at = |x: usize, y: usize| f64::from(warped[y.min(side - 1) * side + x.min(side - 1)]);
+    let view = Straightened::new(response, &geometry.corners(), margin, board_side)?;
+    let (to_image, side) = (view.to_image, view.side);
+    let warped = view.picture.data_bytes().ok()?;
+    let at = |x: usize, y: usize| warped[y.min(side - 1) * side + x.min(side - 1)];
     let reach = (REFINE_REACH * REFINE_CELL).round() as i64;
     let piece = board_side / REFINE_PIECES as f64;
     // Each line as (a, b) with across = a + b * along, in the straightened view.
     let fitted_line = |index: usize, rows: bool| -> Option<(f64, f64)> {
         let expected = margin + index as f64 * REFINE_CELL;
         let mut points: Vec<(f64, f64)> = Vec::new();
-        let mut values: Vec<f64> = Vec::new();
+        let mut values: Vec<u8> = Vec::new();
         for p in 0..REFINE_PIECES {
             let from = (margin + p as f64 * piece).round() as usize;
             let to = (margin + (p + 1) as f64 * piece).round() as usize;
@@ -435,11 +412,7 @@ fn refined_once(response: &Mat, geometry: &BoardGeometry) -> Option<BoardGeometr
                                 at(across as usize, along)
                             }
                         }));
-                        values.sort_by(f64::total_cmp);
-                        // A figure standing on the line is a spot on it: the highest and
-                        // lowest values are left out.
-                        let kept = &values[values.len() / 10..values.len() * 7 / 10];
-                        (across as f64, kept.iter().sum::<f64>() / kept.len() as f64)
+                        (across as f64, line_mean(&mut values))
                     })
                 })
                 .collect();
@@ -506,6 +479,44 @@ fn refined_once(response: &Mat, geometry: &BoardGeometry) -> Option<BoardGeometr
         homography,
     };
     Some(locate::image_order(&refined))
+}
+
+/// `response` straightened so that a quadrilateral becomes the square from `margin` to
+/// `margin + inner` each way, in a picture `side` = `inner` + 2 `margin` pixels wide.
+struct Straightened {
+    /// From the straightened picture's pixels to `response`'s.
+    to_image: Homography,
+    picture: Mat,
+    side: usize,
+}
+
+impl Straightened {
+    fn new(response: &Mat, quad: &[[f64; 2]; 4], margin: f64, inner: f64) -> Option<Self> {
+        let straight = [
+            [margin, margin],
+            [margin + inner, margin],
+            [margin + inner, margin + inner],
+            [margin, margin + inner],
+        ];
+        let to_image = homography_from_4(&straight, quad)?;
+        let to_straight = invert(&to_image)?;
+        let side = (inner + 2.0 * margin).round() as i32;
+        let picture = warped(response, &to_straight, side).ok()?;
+        Some(Straightened {
+            to_image,
+            picture,
+            side: side as usize,
+        })
+    }
+}
+
+/// A line's response from its `values` (sorted here): the mean of their middle. A drawn
+/// line runs along its whole length, while the figures standing beside it are spots on
+/// it, left out with the highest values, and the lowest are where a figure hides it.
+fn line_mean(values: &mut [u8]) -> f64 {
+    values.sort_unstable();
+    let kept = &values[values.len() / 10..values.len() * 7 / 10];
+    kept.iter().map(|&v| f64::from(v)).sum::<f64>() / kept.len() as f64
 }
 
 fn warped(response: &Mat, to_straight: &Homography, side: i32) -> opencv::Result<Mat> {

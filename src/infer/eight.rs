@@ -102,11 +102,16 @@ pub fn probabilities(occupancy: &Occupancy, confidence: &[f32]) -> Vec<[f32; 3]>
                 .copied()
                 .unwrap_or(1.0)
                 .clamp(0.0, 1.0);
-            let mut p = [(1.0 - sure) / 2.0; 3];
-            p[state_index(occupancy.get(row, col))] = sure;
-            p
+            read_as(occupancy.get(row, col), sure)
         })
         .collect()
+}
+
+/// A square read as `color` with probability `sure`, the other two states sharing the rest.
+pub fn read_as(color: Option<Color>, sure: f32) -> [f32; 3] {
+    let mut p = [(1.0 - sure) / 2.0; 3];
+    p[state_index(color)] = sure;
+    p
 }
 
 pub(crate) fn state_index(color: Option<Color>) -> usize {
@@ -1081,7 +1086,7 @@ fn neighbours(row: usize, col: usize) -> impl Iterator<Item = Cell> {
 }
 
 /// The squares as bits `row * 8 + col`.
-fn square_bits(squares: &[Cell]) -> u64 {
+pub fn square_bits(squares: &[Cell]) -> u64 {
     squares
         .iter()
         .fold(0, |bits, &(row, col)| bits | 1 << (row * 8 + col))

@@ -16,7 +16,9 @@
 //! and the counts (MAKRUK 7–14, `games::makruk::counting`) are shown as they run and
 //! flagged at their limits.
 
-use super::eight::{Candidate, Differences, RaisedFlag, Seen8, Stage, Waiting, changes, closest};
+use super::eight::{
+    Candidate, Differences, RaisedFlag, Seen8, Stage, Waiting, changes, closest, square_bits,
+};
 use super::go::InferOptions;
 use crate::games::makruk::{Count, CountKind, Move, Position, Role, Square, Status, to_san};
 use crate::games::{Article, Color, Occupancy, Penalty, Source};
@@ -324,18 +326,17 @@ impl MakrukInference {
         let mut shown = None;
         for &mv in self.position.legal_moves().iter() {
             let after = self.position.after(&mv).occupancy();
-            let mut changed = 0u64;
-            let mut agrees = true;
-            for index in 0..64 {
-                let (row, col) = (index / 8, index % 8);
-                let now = after.get(row, col);
-                if rules.get(row, col) != now {
-                    changed |= 1 << index;
-                } else {
-                    agrees &= read.get(row, col).is_some() == standing.get(row, col).is_some();
-                }
+            let changed = square_bits(&changes(&rules, &after).0);
+            if changed != seen.moved {
+                continue;
             }
-            if agrees && changed == seen.moved {
+            let agrees = (0..64)
+                .filter(|index| changed & (1 << index) == 0)
+                .all(|index| {
+                    let (row, col) = (index / 8, index % 8);
+                    read.get(row, col).is_some() == standing.get(row, col).is_some()
+                });
+            if agrees {
                 if shown.is_some() {
                     return None;
                 }

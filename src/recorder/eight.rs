@@ -19,7 +19,7 @@ use crate::games::makhos::{self, Men, Square};
 use crate::games::makruk::{self, Status};
 use crate::games::{Article, Color, Occupancy, Penalty};
 use crate::geometry::eight::{EightGame, OrientationSource};
-use crate::infer::eight::{Seen8, state_color};
+use crate::infer::eight::{Seen8, changes, square_bits, state_color};
 use crate::infer::go::InferOptions;
 use crate::infer::makhos::{MakhosInference, Outcome as HosOutcome};
 use crate::infer::makruk::{MakrukInference, Outcome as RukOutcome};
@@ -668,13 +668,7 @@ fn kept_where_confirmed(squares: &[[f32; 3]], confirmed: u64, rules: &Occupancy)
             let held = rules.get(row, col);
             let called = crate::reading::CellReading::from_probabilities(*p).color;
             if confirmed & (1 << index) != 0 && called != held {
-                let mut kept = [(1.0 - CONFIRMED_TRUST) / 2.0; 3];
-                kept[match held {
-                    None => 0,
-                    Some(Color::Black) => 1,
-                    Some(Color::White) => 2,
-                }] = CONFIRMED_TRUST;
-                kept
+                crate::infer::eight::read_as(held, CONFIRMED_TRUST)
             } else {
                 *p
             }
@@ -1718,10 +1712,7 @@ impl EightRecording {
         );
         let acted = stage.acted();
         if stage.caught_up() {
-            let recorded_change = rules_before
-                .differences(&stage.rules())
-                .iter()
-                .fold(0u64, |mask, &[row, col]| mask | 1 << (row * 8 + col));
+            let recorded_change = square_bits(&changes(&rules_before, &stage.rules()).0);
             self.caught_up_on = settled.pictures.clone().map(|pictures| CaughtUp {
                 pictures,
                 reading: settled.occupancy.clone(),
