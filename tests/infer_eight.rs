@@ -228,6 +228,7 @@ fn run(stage: &mut dyn Stage8, frames: &[Frame], noisy: bool, seed: u64) -> Deci
             motion_seen: true,
             still: 0,
             moved: 0,
+            stirred: 0,
         };
         if stage.observe(&seen, &mut decided) || stage.board() == frame.board {
             hand_seen = false;

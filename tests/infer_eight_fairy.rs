@@ -71,6 +71,7 @@ fn the_stage_gives_back_fairy_stockfishs_moves() {
                 motion_seen: true,
                 still: 0,
                 moved: 0,
+                stirred: 0,
             };
             for outcome in stage.observe(&seen) {
                 match outcome {

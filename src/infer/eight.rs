@@ -52,6 +52,11 @@ pub struct Seen8<'a> {
     /// that sighting: an explanation that changes all of them, and no still square, agrees
     /// with the pictures ([`rank`]). 0 when not known.
     pub moved: u64,
+    /// The squares whose pictures changed by more than a still look's noise since that
+    /// sighting, `moved` among them: when these are exactly the squares one move changes,
+    /// the pictures show that move even where one of its squares changed by less than
+    /// `moved` asks (a dark figure leaving a dark square). 0 when not known.
+    pub stirred: u64,
 }
 
 impl Seen8<'_> {
@@ -74,6 +79,7 @@ pub struct Kept {
     pub motion_seen: bool,
     pub still: u64,
     pub moved: u64,
+    pub stirred: u64,
 }
 
 impl Kept {
@@ -87,6 +93,7 @@ impl Kept {
             motion_seen: self.motion_seen,
             still: self.still,
             moved: self.moved,
+            stirred: self.stirred,
         }
     }
 }
@@ -657,6 +664,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                         motion_seen: seen.motion_seen,
                         still: seen.still,
                         moved: seen.moved,
+                        stirred: seen.stirred,
                     });
                 }
                 return outcomes;
@@ -1149,6 +1157,7 @@ mod tests {
             motion_seen: true,
             still: 0,
             moved: 0,
+            stirred: 0,
         }
     }
 

@@ -334,6 +334,7 @@ impl MakhosInference {
             motion_seen: true,
             still: 0,
             moved: 0,
+            stirred: 0,
         };
         let color = self.position.turn();
         self.commit(Played::Rules(mv), class, color, &seen, &mut Vec::new());
@@ -360,6 +361,7 @@ impl MakhosInference {
             motion_seen: true,
             still: 0,
             moved: 0,
+            stirred: 0,
         };
         let played = Played::Illegal {
             from,
@@ -1182,6 +1184,7 @@ mod tests {
             motion_seen: true,
             still: 0,
             moved: 0,
+            stirred: 0,
         }
     }
 
@@ -1565,6 +1568,7 @@ mod tests {
             motion_seen: false,
             still: 0,
             moved: 0,
+            stirred: 0,
             ..look(&squares, 1.0, now, false)
         };
         let mut game = MakhosInference::new(start, InferOptions::default());

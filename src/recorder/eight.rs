@@ -204,6 +204,25 @@ impl Stage8 {
         }
     }
 
+    /// The squares (bit `row * 8 + col`) the record has a figure on that stands taller
+    /// than a Bia: its middle changes when it comes or goes, where a dark Bia leaving a
+    /// dark square may change it by no more than a still look's noise (Makruk 310443,
+    /// `hard`: Black's Bia f6-f5 changed f6's middle by 3). Mak-hos keeps no pictures.
+    fn tall_figures(&self) -> u64 {
+        match self {
+            Stage8::Makhos { .. } => 0,
+            Stage8::Makruk { inference, .. } => inference
+                .position()
+                .board()
+                .pieces()
+                .filter(|(_, piece)| piece.role != makruk::Role::Bia)
+                .fold(0, |bits, (square, _)| {
+                    let (row, col) = square.row_col();
+                    bits | 1 << (row * 8 + col)
+                }),
+        }
+    }
+
     fn close_flag(&mut self, id: u32) {
         match self {
             Stage8::Makhos { inference, .. } => inference.close_flag(id),
@@ -614,6 +633,12 @@ const STILL_AT_MOST: f32 = 5.0;
 /// knocks, s17; Makruk 310593: 49 and 54 where the Khon left c1 for b2).
 const MOVED_AT_LEAST: f32 = 25.0;
 
+/// A square whose middle changed by at least this much since the sighting the stage
+/// caught up on changed by more than a still look's noise (5.3 at most, s17): twice that.
+/// Makruk 310627, a dim board: the Ruea h1-h2 changed h2 by 26 and h1 by 22, every other
+/// square by 3 at most.
+const STIRRED_AT_LEAST: f32 = 10.0;
+
 /// `squares` with no call on the squares in `moved` (bit `row * 8 + col`) that the reader
 /// still calls as `recorded` has them: a square whose picture changed as a piece coming
 /// or going changes it, read the same as before, is a misread, not evidence that nothing
@@ -649,8 +674,9 @@ struct CaughtUp {
     /// What the reader called the squares then.
     reading: Occupancy,
     /// The squares (bit `row * 8 + col`) whose pictures changed as a piece coming or going
-    /// changes them when the record changed there, and have been still since: what stands
-    /// there is what the record holds, whatever the reader now calls it.
+    /// changes them when the record changed there, or where the reader saw a tall figure
+    /// the record has, and have been still since ([`confirmed_after`]): what stands there
+    /// is what the record holds, whatever the reader now calls it.
     confirmed: u64,
 }
 
@@ -674,6 +700,31 @@ fn kept_where_confirmed(squares: &[[f32; 3]], confirmed: u64, rules: &Occupancy)
             }
         })
         .collect()
+}
+
+/// The squares (bit `row * 8 + col`) where `seen` and `rules` agree on whether a piece
+/// stands, whatever its colour: a colour slip on a figure that has not moved is the
+/// reader's, and the record knows the colour.
+fn standing_alike(seen: &Occupancy, rules: &Occupancy) -> u64 {
+    (0..64).fold(0, |bits, index| {
+        let (row, col) = (index / 8, index % 8);
+        let alike = seen.get(row, col).is_some() == rules.get(row, col).is_some();
+        bits | u64::from(alike) << index
+    })
+}
+
+/// The squares confirmed once the stage has caught up on a sighting, from those
+/// `confirmed` before it (and still since), those where a figure taller than a Bia stands
+/// and the reader sees one (`agreeing`), those the record changed (`recorded_change`) and
+/// those whose pictures changed (`moved`). A figure read where the record has it, whose
+/// picture then stays still, is still there whatever the reader calls it later (310626:
+/// the red Khun on e1 read bare after White's first move, its picture changed by 3, then
+/// flagged removed; the red back rank read dark as the light shifted). A square the record
+/// changed is confirmed only if its picture changed with it: a change recorded where the
+/// picture stood still is the record's word against the pictures', and the pictures must
+/// not make it stick.
+fn confirmed_after(confirmed: u64, agreeing: u64, recorded_change: u64, moved: u64) -> u64 {
+    ((confirmed | agreeing) & !recorded_change) | (recorded_change & moved)
 }
 
 /// How sure a confirmed square ([`CaughtUp::confirmed`]) is taken to hold what the record
@@ -1668,15 +1719,16 @@ impl EightRecording {
         let stage = self.stage.as_mut().expect("started above");
         let before_board = stage.board();
         stage.knocked_after_hand(self.bursts.knocked(self.hands.count() > 0));
-        let (still, moved) = match (&settled.pictures, &self.caught_up_on) {
+        let (still, moved, stirred) = match (&settled.pictures, &self.caught_up_on) {
             (Some(now), Some(then)) => {
                 let changes = now.changes_from(&then.pictures);
                 (
                     changes.at_most(STILL_AT_MOST),
                     changes.at_least(MOVED_AT_LEAST),
+                    changes.at_least(STIRRED_AT_LEAST),
                 )
             }
-            _ => (0, 0),
+            _ => (0, 0, 0),
         };
         // Only where the reader saw nothing change at all: a change it did see is
         // explained by the readings, and a picture changed beside it (a shadow, an arm's
@@ -1707,16 +1759,19 @@ impl EightRecording {
                 motion_seen: self.hands.moved(),
                 still,
                 moved,
+                stirred,
             },
             video_time,
         );
         let acted = stage.acted();
         if stage.caught_up() {
-            let recorded_change = square_bits(&changes(&rules_before, &stage.rules()).0);
+            let rules_after = stage.rules();
+            let recorded_change = square_bits(&changes(&rules_before, &rules_after).0);
+            let agreeing = standing_alike(&settled.occupancy, &rules_after) & stage.tall_figures();
             self.caught_up_on = settled.pictures.clone().map(|pictures| CaughtUp {
                 pictures,
                 reading: settled.occupancy.clone(),
-                confirmed: confirmed | (recorded_change & moved),
+                confirmed: confirmed_after(confirmed, agreeing, recorded_change, moved),
             });
         }
         if !settled.slid.is_empty() {
@@ -2481,6 +2536,7 @@ mod tests {
                 motion_seen: true,
                 still: 0,
                 moved: 0,
+                stirred: 0,
             }
         }
         let read =
@@ -2618,6 +2674,38 @@ mod tests {
         assert_eq!(kept[2 * 8 + 3], squares[2 * 8 + 3]);
         assert_eq!(kept[0], squares[0]);
         assert_eq!(kept_where_confirmed(&squares, 0, &rules), squares);
+    }
+
+    #[test]
+    fn the_figures_taller_than_a_bia_are_the_back_ranks_at_the_start() {
+        let stage = Stage8::makruk(makruk::Position::start(), InferOptions::default());
+        let back_ranks = 0xff | 0xff << 56;
+        assert_eq!(stage.tall_figures(), back_ranks);
+    }
+
+    #[test]
+    fn a_colour_slip_still_agrees_on_what_stands() {
+        let mut rules_rows = ["........"; 8];
+        rules_rows[7] = "WW......";
+        let mut seen_rows = ["........"; 8];
+        seen_rows[7] = "B.......";
+        let rules = Occupancy::from_text_rows(&rules_rows).unwrap();
+        let seen = Occupancy::from_text_rows(&seen_rows).unwrap();
+        // a1 read dark where White's figure stands agrees; b1 read bare does not.
+        assert_eq!(standing_alike(&seen, &rules), !(1u64 << 57));
+    }
+
+    #[test]
+    fn squares_read_as_recorded_are_confirmed_unless_the_record_changed_them_unseen() {
+        let (e1, e2, e4, d1) = (1 << 60, 1 << 52, 1 << 36, 1 << 59);
+        // e1 read as recorded: confirmed from now on. d1 was confirmed and stays so.
+        assert_eq!(confirmed_after(d1, e1, 0, 0), d1 | e1);
+        // The record moved a figure e2-e4 and both pictures changed: both confirmed,
+        // whatever the reader now calls them.
+        assert_eq!(confirmed_after(0, 0, e2 | e4, e2 | e4), e2 | e4);
+        // The record moved it while e4's picture stood still: e4 is no longer confirmed,
+        // even where it was and the reader now agrees with the record.
+        assert_eq!(confirmed_after(e4, e4, e2 | e4, e2), e2);
     }
 
     #[test]
