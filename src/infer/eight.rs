@@ -637,17 +637,16 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                 // read as f5xe4 with two false flags).
                 outcomes.push(stage.low_confidence());
                 shown
+            } else if seen.hand_seen
+                && let Some(earlier) = stage.waiting().unsure.take()
+            {
+                // The next move began before the last was sure: take the likeliest
+                // reading of that one, then look again.
+                outcomes.push(stage.low_confidence());
+                stage.apply(earlier, seen, &mut outcomes);
+                outcomes.extend(observe_once(stage, seen));
+                return outcomes;
             } else {
-                if seen.hand_seen
-                    && let Some(earlier) = stage.waiting().unsure.take()
-                {
-                    // The next move began before the last was sure: take the likeliest
-                    // reading of that one, then look again.
-                    outcomes.push(stage.low_confidence());
-                    stage.apply(earlier, seen, &mut outcomes);
-                    outcomes.extend(observe_once(stage, seen));
-                    return outcomes;
-                }
                 stage.waiting().transient = Some(seen.read());
                 stage.waiting().disturbed_since.get_or_insert(seen.since);
                 let wait = if seen.hand_seen { confirm } else { unexplained };
@@ -1100,6 +1099,17 @@ pub fn square_bits(squares: &[Cell]) -> u64 {
         .fold(0, |bits, &(row, col)| bits | 1 << (row * 8 + col))
 }
 
+/// The squares (bit `row * 8 + col`) where `seen` and `board` agree on whether a piece
+/// stands, whatever its colour: a colour slip is the reader's, and the record knows the
+/// colour.
+pub fn standing_alike(seen: &Occupancy, board: &Occupancy) -> u64 {
+    (0..64).fold(0, |bits, index| {
+        let (row, col) = (index / 8, index % 8);
+        let alike = seen.get(row, col).is_some() == board.get(row, col).is_some();
+        bits | u64::from(alike) << index
+    })
+}
+
 /// What the board changed by, counted by colour: pieces that appeared and vanished.
 pub fn changes(before: &Occupancy, after: &Occupancy) -> (Vec<(usize, usize)>, usize, usize) {
     let mut squares = Vec::new();
@@ -1159,6 +1169,18 @@ mod tests {
             moved: 0,
             stirred: 0,
         }
+    }
+
+    #[test]
+    fn a_colour_slip_still_agrees_on_what_stands() {
+        let mut rules_rows = ["........"; 8];
+        rules_rows[7] = "WW......";
+        let mut seen_rows = ["........"; 8];
+        seen_rows[7] = "B.......";
+        let rules = Occupancy::from_text_rows(&rules_rows).unwrap();
+        let seen = Occupancy::from_text_rows(&seen_rows).unwrap();
+        // a1 read dark where White's figure stands agrees; b1 read bare does not.
+        assert_eq!(standing_alike(&seen, &rules), !(1u64 << 57));
     }
 
     #[test]

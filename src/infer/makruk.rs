@@ -18,6 +18,7 @@
 
 use super::eight::{
     Candidate, Differences, RaisedFlag, Seen8, Stage, Waiting, changes, closest, square_bits,
+    standing_alike,
 };
 use super::go::InferOptions;
 use crate::games::makruk::{Count, CountKind, Move, Position, Role, Square, Status, to_san};
@@ -323,8 +324,7 @@ impl MakrukInference {
             return None;
         }
         let rules = self.position.occupancy();
-        let standing = self.board();
-        let read = seen.read();
+        let alike = standing_alike(&seen.read(), &self.board());
         let mut shown = None;
         for &mv in self.position.legal_moves().iter() {
             let after = self.position.after(&mv).occupancy();
@@ -334,13 +334,7 @@ impl MakrukInference {
             if !pictured {
                 continue;
             }
-            let agrees = (0..64)
-                .filter(|index| changed & (1 << index) == 0)
-                .all(|index| {
-                    let (row, col) = (index / 8, index % 8);
-                    read.get(row, col).is_some() == standing.get(row, col).is_some()
-                });
-            if agrees {
+            if alike | changed == u64::MAX {
                 if shown.is_some() {
                     return None;
                 }
