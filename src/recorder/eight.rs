@@ -665,6 +665,17 @@ fn unread_where_pictures_moved(
         .collect()
 }
 
+/// Whether a look the stage is caught up on becomes the view later looks' pictures are
+/// compared with ([`CaughtUp`]). One taken while a hand reaches over the board does not,
+/// unless there is none yet or the record just changed: the reading may still stand while
+/// the hand lifts a piece and covers its neighbour, and a view renewed look by look
+/// follows the piece away (Makruk 310657: the Ma lifted from b8 changed b8 by 5, then 14,
+/// then 2 from look to look while c8 lay under the arm; when the hand had gone b8 had "not
+/// changed" and c8 had, and Khon c8-d7 was recorded for Ma b8-d7).
+fn renews_view(hand_over: bool, has_view: bool, record_changed: bool) -> bool {
+    !hand_over || !has_view || record_changed
+}
+
 /// The last sighting a stage caught up on, as the pictures saw it.
 #[derive(Clone, Debug)]
 struct CaughtUp {
@@ -1694,6 +1705,7 @@ impl EightRecording {
         &mut self,
         settled: &Settled8,
         frame: &Frame,
+        hand_over: bool,
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
         let settled = &with_rules_prior(self.game, settled);
@@ -1753,7 +1765,12 @@ impl EightRecording {
             video_time,
         );
         let acted = stage.acted();
-        if stage.caught_up() {
+        let renews = renews_view(
+            hand_over,
+            self.caught_up_on.is_some(),
+            stage.board() != before_board,
+        );
+        if stage.caught_up() && renews {
             let rules_after = stage.rules();
             let recorded_change = square_bits(&changes(&rules_before, &rules_after).0);
             let agreeing = standing_alike(&settled.occupancy, &rules_after) & stage.tall_figures();
@@ -2331,7 +2348,7 @@ impl Recording for EightRecording {
             self.bursts.over(frame.time);
         }
         if let Some(settled) = &report.settled {
-            self.settled(settled, frame, on_line)?;
+            self.settled(settled, frame, report.reach || report.stirred, on_line)?;
             if let Some(stage) = &self.stage {
                 self.tracker.believe(stage.board());
             }
@@ -2345,7 +2362,7 @@ impl Recording for EightRecording {
         on_line: &mut dyn FnMut(&str),
     ) -> Result<(), RecorderError> {
         if let Some(settled) = self.tracker.finish() {
-            self.settled(&settled, last, on_line)?;
+            self.settled(&settled, last, false, on_line)?;
         }
         Ok(())
     }
@@ -2683,6 +2700,14 @@ mod tests {
         // The record moved it while e4's picture stood still: e4 is no longer confirmed,
         // even where it was and the reader now agrees with the record.
         assert_eq!(confirmed_after(e4, e4, e2 | e4, e2), e2);
+    }
+
+    #[test]
+    fn a_look_under_a_hand_keeps_the_view_unless_there_is_none_or_the_record_changed() {
+        assert!(renews_view(false, true, false));
+        assert!(!renews_view(true, true, false));
+        assert!(renews_view(true, false, false));
+        assert!(renews_view(true, true, true));
     }
 
     #[test]
