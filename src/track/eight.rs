@@ -412,7 +412,12 @@ impl EightTracker {
         // edge; the bare edge then read covered after each of the next moves, whose
         // 1.5 s of stillness never came before the next hand, and four moves were seen
         // at once).
-        let covered_for = super::covered_for(&mut lock.covered_since, cover, time);
+        // A corner on the edge of explained flickers the count between one and two from
+        // look to look, and a spell ended by each look of one never lasts the trust
+        // (Makruk 310632, 1280×720, a brisk game: one corner unexplained from 41 s, a
+        // second on every other look, no view settled between hands for 12 s and four
+        // moves lost): the spell goes on while any corner stays unexplained.
+        let covered_for = super::covered_for(&mut lock.covered_since, cover, 1, time);
         let trusted_for = (time - still_since).min(covered_for);
         if cover >= COVER_GAPS && trusted_for < trust && !self.options.stills {
             report.view = View::Covered { gaps: cover };

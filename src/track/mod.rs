@@ -48,12 +48,16 @@ const COVER_GAPS: usize = 2;
 
 /// How long a still view has read covered (`cover` unexplained gaps, at least
 /// [`COVER_GAPS`]) without a break, `since` keeping that spell's start; 0 when it does not.
-/// Both trackers believe a cover only once it has lasted as well as the stillness.
-fn covered_for(since: &mut Option<f64>, cover: usize, time: f64) -> f64 {
+/// Both trackers believe a cover only once it has lasted as well as the stillness. A spell
+/// begun goes on through views with at least `kept_from` unexplained gaps, fewer than make
+/// a cover.
+fn covered_for(since: &mut Option<f64>, cover: usize, kept_from: usize, time: f64) -> f64 {
     if cover >= COVER_GAPS {
         time - *since.get_or_insert(time)
     } else {
-        *since = None;
+        if cover < kept_from {
+            *since = None;
+        }
         0.0
     }
 }
@@ -672,7 +676,7 @@ impl Tracker {
             }
         }
         let lock = self.lock.as_mut().expect("locked");
-        let covered_for = covered_for(&mut lock.covered_since, cover, time);
+        let covered_for = covered_for(&mut lock.covered_since, cover, COVER_GAPS, time);
         let still_for = lock.still_since.map_or(0.0, |since| time - since);
         let lock = self.lock.as_ref().expect("locked");
         // Stills are independent observations: each is believed as it is.
@@ -1195,6 +1199,26 @@ mod tests {
             },
             reader,
         )
+    }
+
+    #[test]
+    fn a_cover_spell_goes_on_through_fewer_gaps_only_when_asked() {
+        // One corner unexplained throughout, a second on every other look.
+        let counts = [2, 1, 2, 1, 2, 1, 2];
+        let spell = |kept_from: usize| {
+            let mut since = None;
+            counts
+                .iter()
+                .enumerate()
+                .map(|(look, &cover)| covered_for(&mut since, cover, kept_from, look as f64 * 0.1))
+                .fold(0.0, f64::max)
+        };
+        assert!((spell(1) - 0.6).abs() < 1e-9);
+        assert_eq!(spell(COVER_GAPS), 0.0);
+        let mut since = None;
+        covered_for(&mut since, 2, 1, 0.0);
+        assert_eq!(covered_for(&mut since, 0, 1, 0.1), 0.0);
+        assert_eq!(since, None);
     }
 
     #[test]
