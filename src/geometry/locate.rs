@@ -1675,9 +1675,15 @@ fn fit_grid_along(
         }
     };
     let measured = measure(rows, columns)?;
-    // A checkered board's own outline and border lie about half a square beyond its outer
-    // edges, long and strong, and can make half a square the strongest period: then every
-    // other lattice line is bare, and the squares' lattice is every second line.
+    // Every second line of each axis of a measured lattice, where one parity of its lines
+    // is covered and the other bare ([`every_second_line`]).
+    let every_second = |measured: &Measured, force: bool| {
+        let (_, row_span, column_span, row_coverage, column_coverage) = measured;
+        (
+            every_second_line(row_coverage, row_span.0, &rows, force),
+            every_second_line(column_coverage, column_span.0, &columns, force),
+        )
+    };
     if response.kind != LineKind::SquareEdges {
         // Figures in the squares of a plain grid put edges half way between its drawn
         // lines, and on a dim board those can be as strong as the faint lines themselves:
@@ -1689,10 +1695,7 @@ fn fit_grid_along(
         // ones better.
         let measured = match size {
             Some(n) if response.pieces == Pieces::InSquares => {
-                let (_, row_span, column_span, row_coverage, column_coverage) = &measured;
-                let halved_rows = every_second_line(row_coverage, row_span.0, &rows, true);
-                let halved_columns =
-                    every_second_line(column_coverage, column_span.0, &columns, true);
+                let (halved_rows, halved_columns) = every_second(&measured, true);
                 let alternatives = [
                     halved_rows.map(|r| (r, columns)),
                     halved_columns.map(|c| (rows, c)),
@@ -1714,10 +1717,11 @@ fn fit_grid_along(
         };
         return board_in_window(response, size, measured);
     }
+    // A checkered board's own outline and border lie about half a square beyond its outer
+    // edges, long and strong, and can make half a square the strongest period: then every
+    // other lattice line is bare, and the squares' lattice is every second line.
     let halved = |measured: &Measured, force: bool| {
-        let (_, row_span, column_span, row_coverage, column_coverage) = measured;
-        let halved_rows = every_second_line(row_coverage, row_span.0, &rows, force);
-        let halved_columns = every_second_line(column_coverage, column_span.0, &columns, force);
+        let (halved_rows, halved_columns) = every_second(measured, force);
         (halved_rows.is_some() || halved_columns.is_some()).then(|| {
             (
                 halved_rows.unwrap_or(rows),
