@@ -86,6 +86,9 @@ pub enum Placement {
     MovedBySquare,
     /// A faint plain grid found through the board's outline ([`crate::geometry::outline::faint_grids`]).
     FaintGrid,
+    /// Found with the lattices that did not read the position painted over: another board
+    /// or grid beside it.
+    BesideAnother,
 }
 
 impl Placement {
@@ -98,6 +101,9 @@ impl Placement {
             ),
             Placement::FaintGrid => Some(
                 "the lines were found through the board's outline, too faint for the locator: there they read the expected position",
+            ),
+            Placement::BesideAnother => Some(
+                "the lattice found first (another board or grid beside this one) did not read the expected position; with it painted over, this board does",
             ),
         }
     }
@@ -196,6 +202,19 @@ pub fn on_position(
             board
         })
     };
+    if faint.is_none()
+        && located
+            .as_ref()
+            .is_none_or(|(_, _, found)| *found > FAINT_TOLERANCE)
+    {
+        let misfits: Vec<BoardGeometry> = located
+            .iter()
+            .map(|(board, _, _)| board.geometry.clone())
+            .collect();
+        if let Some(beside) = beside_misfits(image, &misfits, &settled)? {
+            return Ok(Some((beside, Placement::BesideAnother)));
+        }
+    }
     Ok(match (located, faint) {
         (Some((_, _, found)), Some((board, fewer))) if 2 * fewer <= found => {
             Some((on_lines((board, fewer))?, Placement::FaintGrid))
@@ -205,6 +224,51 @@ pub fn on_position(
         (None, None) => None,
     })
 }
+
+/// The board that reads the expected position once `misfits`, lattices found that do not,
+/// are painted over: another board or grid beside the one played on can be the first
+/// thing both the locator and the outline see, and then hide it (Makruk seed 310665,
+/// 640×480: a lined Go board beside the checkered board, a window of its lines taken, its
+/// lines the strongest in the picture so that the outline's quadrilaterals were all its
+/// own; the start never fitted and nothing was recorded in the whole game). The board is
+/// read on `image` itself: the painting only hides what misled the search. Rounds stop
+/// at [`PAINT_ROUNDS`], as each round costs a full search.
+fn beside_misfits(
+    image: &Mat,
+    misfits: &[BoardGeometry],
+    settled: &dyn Fn(EightBoard) -> opencv::Result<(EightBoard, Placement, usize)>,
+) -> opencv::Result<Option<EightBoard>> {
+    let mut painted_out: Vec<BoardGeometry> = misfits.to_vec();
+    for _ in 0..PAINT_ROUNDS {
+        if painted_out.is_empty() {
+            return Ok(None);
+        }
+        let mut painted = image.clone();
+        for geometry in &painted_out {
+            painted = board8::painted_over(&painted, geometry)?;
+        }
+        let located = board8::locate_as_seen(&painted)?
+            .board
+            .map(|board| board.geometry);
+        let faint = crate::geometry::outline::faint_grids(&painted, FAINT_CANDIDATES)?;
+        let mut best: Option<(EightBoard, usize, BoardGeometry)> = None;
+        for geometry in located.into_iter().chain(faint) {
+            let (board, _, found) = settled(EightBoard::with_geometry(image, geometry.clone())?)?;
+            if best.as_ref().is_none_or(|(_, fewest, _)| found < *fewest) {
+                best = Some((board, found, geometry));
+            }
+        }
+        match best {
+            Some((board, found, _)) if found <= FAINT_TOLERANCE => return Ok(Some(board)),
+            Some((_, _, misfit)) => painted_out.push(misfit),
+            None => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// Searches on a picture with the misleading lattices painted over, at most.
+const PAINT_ROUNDS: usize = 2;
 
 /// Lattices of a faint grid read against the expected position, each also a square over.
 const FAINT_CANDIDATES: usize = 6;

@@ -3,6 +3,8 @@
 //! own truth (which must score every move, every flag and the game), then with the real
 //! `kradan record`, whose summary must parse and add up whatever its figures are.
 
+mod common;
+
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -12,12 +14,29 @@ const KRADAN: &str = env!("CARGO_BIN_EXE_kradan");
 
 /// `kradan eval-footage DIR --game GAME` on one tiny game with an anomaly, as JSON.
 fn eval(dir: &Path, game: &str, recorder: &Path) -> Result<Value, String> {
+    let tiny = [
+        "--seed-base",
+        "21",
+        "--moves",
+        "12",
+        "--resolution",
+        "320x240",
+        "--fps",
+        "8",
+        "--anomalies",
+        "1",
+    ];
+    eval_with(dir, game, recorder, &tiny)
+}
+
+/// `kradan eval-footage DIR --game GAME` on one game drawn with `options`, as JSON.
+fn eval_with(dir: &Path, game: &str, recorder: &Path, options: &[&str]) -> Result<Value, String> {
     let output = Command::new(KRADAN)
         .arg("eval-footage")
         .arg(dir)
-        .args(["--game", game, "--games", "1", "--seed-base", "21"])
-        .args(["--moves", "12", "--resolution", "320x240", "--fps", "8"])
-        .args(["--anomalies", "1", "--keep", "--json", "--recorder"])
+        .args(["--game", game, "--games", "1"])
+        .args(options)
+        .args(["--keep", "--json", "--recorder"])
         .arg(recorder)
         .output()
         .map_err(|e| format!("cannot run {KRADAN}: {e}"))?;
@@ -177,4 +196,25 @@ fn makhos_a_perfect_record_scores_exactly_and_the_recorder_is_scored() {
 #[test]
 fn makruk_a_perfect_record_scores_exactly_and_the_recorder_is_scored() {
     the_harness_scores_a_perfect_record_and_the_real_recorder("makruk", "game.pgn");
+}
+
+/// Makruk seed 310665 (development since s33): a lined Go board lies beside the checkered
+/// board played on, and the locator's first lattice is a window of the Go board's lines,
+/// which never reads the start. With it painted over, the checkered board is found and
+/// the game recorded from its first move.
+#[test]
+fn makruk_a_checkered_board_beside_a_lined_go_board_is_the_one_recorded() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("games");
+    // Fairy-Stockfish plays the game that is rendered; without it there is nothing to
+    // record (and CI must have it).
+    if common::peer_program("fairy-stockfish").is_none() {
+        return;
+    }
+    let options = ["--seed-base", "310665", "--moves", "4"];
+    let summary = eval_with(&dir, "makruk", Path::new(KRADAN), &options).unwrap();
+    assert_eq!(summary["results"][0]["format"], "640x480@15", "{summary}");
+    assert_eq!(summary["moves"]["expected"], 4, "{summary}");
+    assert_eq!(summary["moves"]["right"], 4, "{summary}");
+    assert_eq!(summary["games_exact"], 1, "{summary}");
 }

@@ -296,7 +296,7 @@ fn search(
 
 /// `image` with the lattice of `grid` and a square round it painted the picture's median
 /// colour, so that its lines neither show nor set the line response's floor.
-fn painted_over(image: &Mat, grid: &BoardGeometry) -> opencv::Result<Mat> {
+pub fn painted_over(image: &Mat, grid: &BoardGeometry) -> opencv::Result<Mat> {
     let last = (grid.size - 1) as f64;
     let outline: Vector<Point> = [
         [-1.0, -1.0],
