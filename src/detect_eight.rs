@@ -7,9 +7,10 @@
 //! (read a board already located).
 
 use crate::detect::{DetectError, DetectOptions, cells_json, timings_json};
-use crate::games::Occupancy;
+use crate::games::{Color, Occupancy};
 use crate::geometry::BoardGeometry;
 use crate::geometry::eight::{self as board8, EightBoard, EightGame, Orientation, Surface};
+use crate::geometry::outline::{self, OutlineSteps};
 use crate::reading::adapt::Look;
 use crate::reading::eight::{self as squares, Pieces};
 use crate::reading::{Observation, ReaderChoice};
@@ -132,76 +133,113 @@ pub fn on_position(
     expected: &[Occupancy],
 ) -> opencv::Result<Option<(EightBoard, Placement)>> {
     let pieces = pieces_of(game);
-    let misfit = |board: &EightBoard| -> opencv::Result<usize> {
-        let reading = squares::measure(image, board, pieces)?
+    let reading = |board: &EightBoard| -> opencv::Result<Occupancy> {
+        Ok(squares::measure(image, board, pieces)?
             .observation()
-            .occupancy();
-        Ok(least_mismatches(&reading, expected))
+            .occupancy())
+    };
+    let misfit = |board: &EightBoard| -> opencv::Result<usize> {
+        Ok(least_mismatches(&reading(board)?, expected))
+    };
+    let expected_blind: Vec<Occupancy> = expected.iter().map(colour_blind).collect();
+    let blind_misfit = |board: &EightBoard| -> opencv::Result<usize> {
+        Ok(least_mismatches(
+            &colour_blind(&reading(board)?),
+            &expected_blind,
+        ))
     };
     // The board, or the best of the lattices a square beside it when that one reads
-    // `expected` clearly better, with its mismatches.
-    let settled = |board: EightBoard| -> opencv::Result<(EightBoard, Placement, usize)> {
-        let found = misfit(&board)?;
-        if found <= WINDOW_TOLERANCE {
-            return Ok((board, Placement::Located, found));
-        }
-        let mut best: Option<(usize, EightBoard)> = None;
-        for (columns, rows) in board8::SQUARE_STEPS {
-            let Some(moved) = board8::moved_by_squares(image, &board, columns, rows)? else {
-                continue;
-            };
-            if moved.surface != board.surface {
-                continue;
+    // `expected` clearly better, with its mismatches as `judge` counts them.
+    type Judge<'a> = &'a dyn Fn(&EightBoard) -> opencv::Result<usize>;
+    let settle =
+        |board: EightBoard, judge: Judge| -> opencv::Result<(EightBoard, Placement, usize)> {
+            let found = judge(&board)?;
+            if found <= WINDOW_TOLERANCE {
+                return Ok((board, Placement::Located, found));
             }
-            let mismatches = misfit(&moved)?;
-            if best.as_ref().is_none_or(|(fewest, _)| mismatches < *fewest) {
-                best = Some((mismatches, moved));
+            let mut best: Option<(usize, EightBoard)> = None;
+            for (columns, rows) in board8::SQUARE_STEPS {
+                let Some(moved) = board8::moved_by_squares(image, &board, columns, rows)? else {
+                    continue;
+                };
+                if moved.surface != board.surface {
+                    continue;
+                }
+                let mismatches = judge(&moved)?;
+                if best.as_ref().is_none_or(|(fewest, _)| mismatches < *fewest) {
+                    best = Some((mismatches, moved));
+                }
             }
-        }
-        Ok(match best {
-            Some((mismatches, moved))
-                if 2 * mismatches <= found && found - mismatches >= board8::SQUARES =>
-            {
-                (moved, Placement::MovedBySquare, mismatches)
-            }
-            _ => (board, Placement::Located, found),
-        })
-    };
+            Ok(match best {
+                Some((mismatches, moved))
+                    if 2 * mismatches <= found && found - mismatches >= board8::SQUARES =>
+                {
+                    (moved, Placement::MovedBySquare, mismatches)
+                }
+                _ => (board, Placement::Located, found),
+            })
+        };
+    let settled = |board: EightBoard| settle(board, &misfit);
     let located = located.map(settled).transpose()?;
     if let Some((board, placement, found)) = &located
         && *found <= WINDOW_TOLERANCE
     {
         return Ok(Some((board.clone(), *placement)));
     }
-    let mut faint: Option<(EightBoard, usize)> = None;
-    for geometry in crate::geometry::outline::faint_grids(image, FAINT_CANDIDATES)? {
-        let (board, _, found) = settled(EightBoard::with_geometry(image, geometry)?)?;
-        if faint.as_ref().is_none_or(|(_, fewest)| found < *fewest) {
-            faint = Some((board, found));
+    let mut faint: Option<(EightBoard, usize, OutlineSteps)> = None;
+    for outline in [OutlineSteps::Colour, OutlineSteps::Evened] {
+        // Light dim enough that only an evened outline shows the board leaves the
+        // figures' colours unsure too (310687: most of the red back row read black, 9
+        // squares off), while which squares hold a figure still reads: that is what
+        // places the lattice.
+        let judge: Judge = match outline {
+            OutlineSteps::Colour => &misfit,
+            OutlineSteps::Evened => &blind_misfit,
+        };
+        for geometry in outline::faint_grids(image, FAINT_CANDIDATES, outline)? {
+            let (board, _, found) = settle(EightBoard::with_geometry(image, geometry)?, judge)?;
+            if faint.as_ref().is_none_or(|(_, fewest, _)| found < *fewest) {
+                faint = Some((board, found, outline));
+            }
+        }
+        if faint
+            .as_ref()
+            .is_some_and(|(_, found, _)| *found <= FAINT_TOLERANCE)
+        {
+            break;
         }
     }
-    let faint = faint.filter(|(_, found)| *found <= FAINT_TOLERANCE);
+    let faint = faint.filter(|(_, found, _)| *found <= FAINT_TOLERANCE);
     // The faint grid chosen, moved onto its drawn lines when they lie within half a square
     // of it and it still reads the position. Not by which reads it better: on 310569 the
     // leaning lattice read the start on 2 squares fewer than the one on the lines, and
     // lost the lines themselves (the view judged covered every other look).
-    let on_lines = |(board, _): (EightBoard, usize)| -> opencv::Result<EightBoard> {
-        let Some(geometry) = crate::geometry::outline::on_drawn_lines(image, &board.geometry)?
-        else {
-            return Ok(board);
+    //
+    // A grid found by its evened outline is left where it was found: in light that dim the
+    // board's own edge, a third of a square beyond the outer lines, is darker than the
+    // drawn lines and the outer lines were moved onto it (310687: 15 px off, the start
+    // never read and nothing was recorded); the outline's lattice lay within 4 px of the
+    // lines.
+    let on_lines =
+        |(board, _, outline): (EightBoard, usize, OutlineSteps)| -> opencv::Result<EightBoard> {
+            if outline == OutlineSteps::Evened {
+                return Ok(board);
+            }
+            let Some(geometry) = outline::on_drawn_lines(image, &board.geometry)? else {
+                return Ok(board);
+            };
+            let square = crate::geometry::locate::quad_area(&board.geometry.corners()).sqrt()
+                / board8::SQUARES as f64;
+            if geometry.corner_shift(&board.geometry) > square / 2.0 {
+                return Ok(board);
+            }
+            let refined = EightBoard::with_geometry(image, geometry)?;
+            Ok(if misfit(&refined)? <= FAINT_TOLERANCE {
+                refined
+            } else {
+                board
+            })
         };
-        let square = crate::geometry::locate::quad_area(&board.geometry.corners()).sqrt()
-            / board8::SQUARES as f64;
-        if geometry.corner_shift(&board.geometry) > square / 2.0 {
-            return Ok(board);
-        }
-        let refined = EightBoard::with_geometry(image, geometry)?;
-        Ok(if misfit(&refined)? <= FAINT_TOLERANCE {
-            refined
-        } else {
-            board
-        })
-    };
     if faint.is_none()
         && located
             .as_ref()
@@ -216,8 +254,8 @@ pub fn on_position(
         }
     }
     Ok(match (located, faint) {
-        (Some((_, _, found)), Some((board, fewer))) if 2 * fewer <= found => {
-            Some((on_lines((board, fewer))?, Placement::FaintGrid))
+        (Some((_, _, found)), Some(faint)) if 2 * faint.1 <= found => {
+            Some((on_lines(faint)?, Placement::FaintGrid))
         }
         (None, Some(faint)) => Some((on_lines(faint)?, Placement::FaintGrid)),
         (Some((board, placement, _)), _) => Some((board, placement)),
@@ -250,7 +288,7 @@ fn beside_misfits(
         let located = board8::locate_as_seen(&painted)?
             .board
             .map(|board| board.geometry);
-        let faint = crate::geometry::outline::faint_grids(&painted, FAINT_CANDIDATES)?;
+        let faint = outline::faint_grids(&painted, FAINT_CANDIDATES, OutlineSteps::Colour)?;
         let mut best: Option<(EightBoard, usize, BoardGeometry)> = None;
         for geometry in located.into_iter().chain(faint) {
             let (board, _, found) = settled(EightBoard::with_geometry(image, geometry.clone())?)?;
@@ -280,6 +318,19 @@ const FAINT_TOLERANCE: usize = 8;
 /// Squares of 64 a lattice's reading may differ from the position expected and be taken
 /// as on it without looking a square beside it: a piece or two misread, a move made.
 const WINDOW_TOLERANCE: usize = 4;
+
+/// `position` with every figure taken as Black: only which squares are held.
+fn colour_blind(position: &Occupancy) -> Occupancy {
+    let mut blind = Occupancy::empty(position.width(), position.height());
+    for row in 0..position.height() {
+        for col in 0..position.width() {
+            if position.get(row, col).is_some() {
+                blind.set(row, col, Some(Color::Black));
+            }
+        }
+    }
+    blind
+}
 
 /// How many squares of `reading` (image order) differ from the nearest of `expected`
 /// (game order) under the turn that fits it best.

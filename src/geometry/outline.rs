@@ -40,10 +40,14 @@ const RESPONSE_CAP: u8 = 8;
 /// Lattices of 9 lines each way (size-9 geometries, in `image`'s pixels, image order) that
 /// a faint plain grid may have, most clearly lined first; at most `limit`, none two within
 /// a third of a square of each other.
-pub fn faint_grids(image: &Mat, limit: usize) -> opencv::Result<Vec<BoardGeometry>> {
+pub fn faint_grids(
+    image: &Mat,
+    limit: usize,
+    outline: OutlineSteps,
+) -> opencv::Result<Vec<BoardGeometry>> {
     let (small, factor) = reduced_to(image, OUTLINE_SIDE)?.unwrap_or((image.clone(), 1.0));
     let longest = f64::from(small.cols().max(small.rows()));
-    let (steps, dark_lines) = outline_responses(&small)?;
+    let (steps, dark_lines) = outline_responses(&small, outline)?;
     let mut lines = strongest_lines(&steps, longest)?;
     for line in strongest_lines(&dark_lines, longest)? {
         if !lines.iter().any(|kept| same_line(kept, &line, longest)) {
@@ -82,19 +86,43 @@ pub fn faint_grids(image: &Mat, limit: usize) -> opencv::Result<Vec<BoardGeometr
     Ok(kept)
 }
 
-/// The picture's colour steps (strong at the board's outline) and its thin dark structure
+/// Which steps draw the board's outline for [`faint_grids`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutlineSteps {
+    /// The picture's own colour steps: a board another colour or brightness than its table.
+    Colour,
+    /// Brightness steps with the contrast evened, so that a step anywhere is as strong as
+    /// a clear one: a board barely lighter than its table in dim light. Makruk 310687
+    /// (1280×720, a dim grey grid board on a dark table, 2 grey levels apart): among the
+    /// colour steps the figures' outlines ranked first and the board's front edge 166th,
+    /// no quadrilateral was the board's and nothing was recorded in the whole game; with
+    /// the contrast evened its front and both sides are the three strongest lines. Only
+    /// for when the colour steps find nothing: evened, every figure's and shadow's edge is
+    /// as strong as the outline, and a board the colour steps outline well could lose
+    /// its place among the quadrilaterals.
+    Evened,
+}
+
+/// The picture's steps (strong at the board's outline) and its thin dark structure
 /// with the brightness and contrast evened (a faint line anywhere as strong as a clear one),
 /// each thresholded to its strongest few percent.
-fn outline_responses(small: &Mat) -> opencv::Result<(Mat, Mat)> {
-    let steps = if small.channels() == 3 {
-        colour_steps(small)?
-    } else {
-        morphology(small, imgproc::MORPH_GRADIENT, 3)?
-    };
-    let steps = thresholded(&steps, 0.93, 12)?;
+fn outline_responses(small: &Mat, outline: OutlineSteps) -> opencv::Result<(Mat, Mat)> {
     let gray = super::gray(small)?;
     let longest = gray.cols().max(gray.rows());
     let evened = contrast_evened(&gray, (longest / 25) | 1)?;
+    let steps = match outline {
+        OutlineSteps::Colour if small.channels() == 3 => colour_steps(small)?,
+        OutlineSteps::Colour => morphology(small, imgproc::MORPH_GRADIENT, 3)?,
+        OutlineSteps::Evened => {
+            // Smoothed first: evened, a flat table's noise of a grey level or two is as
+            // strong as the board's step, and only the step runs on along a line.
+            let mut smooth = Mat::default();
+            imgproc::gaussian_blur_def(&gray, &mut smooth, Size::new(7, 7), 0.0)?;
+            let evened = contrast_evened(&smooth, (longest / 25) | 1)?;
+            morphology(&evened, imgproc::MORPH_GRADIENT, 3)?
+        }
+    };
+    let steps = thresholded(&steps, 0.93, 12)?;
     let side = ((f64::from(longest) / 150.0).round() as i32).max(3) | 1;
     let dark = morphology(&evened, imgproc::MORPH_BLACKHAT, side)?;
     Ok((steps, thresholded(&dark, 0.90, 10)?))
@@ -648,7 +676,36 @@ mod tests {
     /// darker table, the pieces of `position` (straightened rows) standing as dark and
     /// light blocks; seen through [`QUAD`].
     fn faint_board(faintness: f64, position: Option<&Occupancy>) -> Mat {
-        let wood = [95.0, 140.0, 175.0];
+        board_in_light(&DAYLIGHT, faintness, position)
+    }
+
+    /// The colours of a board's scene, BGR.
+    struct Light {
+        wood: [f64; 3],
+        table: [f64; 3],
+        white: [f64; 3],
+        black: [f64; 3],
+    }
+
+    /// Tan wood on a darker table, ivory and black pieces.
+    const DAYLIGHT: Light = Light {
+        wood: [95.0, 140.0, 175.0],
+        table: [45.0, 60.0, 75.0],
+        white: [215.0, 225.0, 230.0],
+        black: [30.0, 30.0, 35.0],
+    };
+
+    /// A dim grey board 3 grey levels over a dark table, its pieces shaded (310687).
+    const DIM: Light = Light {
+        wood: [40.0, 41.0, 42.0],
+        table: [37.0, 38.0, 39.0],
+        white: [40.0, 48.0, 80.0],
+        black: [14.0, 14.0, 16.0],
+    };
+
+    /// [`faint_board`] in `light`.
+    fn board_in_light(light: &Light, faintness: f64, position: Option<&Occupancy>) -> Mat {
+        let wood = light.wood;
         let mut board = Mat::new_rows_cols_with_default(
             BOARD,
             BOARD,
@@ -702,8 +759,12 @@ mod tests {
                         continue;
                     };
                     let body = match colour {
-                        Color::White => Scalar::new(215.0, 225.0, 230.0, 0.0),
-                        Color::Black => Scalar::new(30.0, 30.0, 35.0, 0.0),
+                        Color::White => {
+                            Scalar::new(light.white[0], light.white[1], light.white[2], 0.0)
+                        }
+                        Color::Black => {
+                            Scalar::new(light.black[0], light.black[1], light.black[2], 0.0)
+                        }
                     };
                     let (x, y) = (RIM + col as i32 * SQUARE, RIM + row as i32 * SQUARE);
                     imgproc::circle(
@@ -719,9 +780,8 @@ mod tests {
                 }
             }
         }
-        let mut image =
-            Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::new(45.0, 60.0, 75.0, 0.0))
-                .unwrap();
+        let table = Scalar::new(light.table[0], light.table[1], light.table[2], 0.0);
+        let mut image = Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, table).unwrap();
         let matrix = Mat::from_slice_2d(&straight_to_image()).unwrap();
         imgproc::warp_perspective(
             &board,
@@ -756,7 +816,7 @@ mod tests {
     fn a_grid_a_few_grey_levels_under_its_wood_is_found_through_the_outline() {
         let image = faint_board(6.0, None);
         let truth = true_lattice();
-        let found = faint_grids(&image, 6).unwrap();
+        let found = faint_grids(&image, 6, OutlineSteps::Colour).unwrap();
         let nearest = found
             .iter()
             .map(|geometry| geometry.corner_shift(&truth))
@@ -812,7 +872,7 @@ mod tests {
         let start = crate::geometry::eight::EightGame::Makruk.starts()[0].clone();
         let image = faint_board(6.0, Some(&start));
         let truth = true_lattice();
-        let found = faint_grids(&image, 6).unwrap();
+        let found = faint_grids(&image, 6, OutlineSteps::Colour).unwrap();
         assert!(
             found
                 .iter()
@@ -839,6 +899,87 @@ mod tests {
         let bare = faint_board(6.0, None);
         assert!(
             on_position(&bare, None, EightGame::Makruk, &starts)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    /// A scatter of figures on no one row or diagonal (straightened rows), and the same
+    /// squares with the colours the other way round.
+    fn scattered() -> (Occupancy, Occupancy) {
+        let squares = [
+            (0, 1),
+            (1, 5),
+            (2, 2),
+            (3, 6),
+            (4, 0),
+            (5, 3),
+            (6, 7),
+            (7, 2),
+            (2, 7),
+            (6, 1),
+        ];
+        let (mut drawn, mut swapped) = (Occupancy::empty(8, 8), Occupancy::empty(8, 8));
+        for (n, (row, col)) in squares.into_iter().enumerate() {
+            let colour = if n % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            drawn.set(row, col, Some(colour));
+            swapped.set(row, col, Some(colour.opponent()));
+        }
+        (drawn, swapped)
+    }
+
+    #[test]
+    fn a_dim_board_barely_lighter_than_its_table_is_outlined_with_the_contrast_evened() {
+        let (drawn, _) = scattered();
+        let image = board_in_light(&DIM, 1.5, Some(&drawn));
+        let truth = true_lattice();
+        let nearest = |found: &[BoardGeometry]| {
+            found
+                .iter()
+                .map(|geometry| geometry.corner_shift(&truth))
+                .fold(f64::MAX, f64::min)
+        };
+        let colour = faint_grids(&image, 6, OutlineSteps::Colour).unwrap();
+        assert!(
+            nearest(&colour) > square_side() / 5.0,
+            "the colour steps outline it: the test shows nothing"
+        );
+        let evened = faint_grids(&image, 6, OutlineSteps::Evened).unwrap();
+        assert!(
+            nearest(&evened) < square_side() / 5.0,
+            "nearest {:.1} px off: {:?}",
+            nearest(&evened),
+            evened
+                .iter()
+                .map(BoardGeometry::corners)
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_dim_board_is_placed_where_its_squares_are_held_whatever_their_colours_read() {
+        use crate::detect_eight::{Placement, on_position};
+        use crate::geometry::eight::EightGame;
+        let (drawn, swapped) = scattered();
+        let image = board_in_light(&DIM, 1.5, Some(&drawn));
+        let (board, placement) = on_position(
+            &image,
+            None,
+            EightGame::Makruk,
+            std::slice::from_ref(&swapped),
+        )
+        .unwrap()
+        .expect("the dim grid");
+        assert_eq!(placement, Placement::FaintGrid);
+        let shift = board.geometry.corner_shift(&true_lattice());
+        assert!(shift < square_side() / 5.0, "{shift:.1} px off");
+        let bare = board_in_light(&DIM, 1.5, None);
+        assert!(
+            on_position(&bare, None, EightGame::Makruk, &[swapped])
                 .unwrap()
                 .is_none()
         );
