@@ -605,6 +605,14 @@ const MIN_COLOURED_PIECE: f64 = 20.0;
 /// darkened by a shadow 25.
 const MIN_SIDE_FROM_BOARD: f64 = 35.0;
 
+/// A side whose pieces are this many times darker than the board under them is pieces
+/// however near the board they measure: a dark board in dim light is itself near black
+/// (Makruk 310687: black men at lightness 2–11 on squares at 29–35, 31–33 from the
+/// board, and red ones at 12–36 on squares at 34–38, saturation 0.22–0.39 against the
+/// board's 0.11, 24 from it: the sides were never told apart and every figure read
+/// black), while a shadow takes a fifth or so off a square's lightness.
+const DARKER_THAN_ANY_SHADOW: f64 = 3.0;
+
 /// Two groups of one measure per piece (two-means), when they are apart: the groups'
 /// centres and how cleanly they part — the gap between the centres over the sum of
 /// the groups' standard deviations (1 where each spreads half the gap).
@@ -721,19 +729,38 @@ fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<(Split, 
     // their lightness.
     let mut from_board = [Vec::new(), Vec::new()];
     let mut lightness = [Vec::new(), Vec::new()];
+    let mut under = [Vec::new(), Vec::new()];
     for ((body, board), &s) in pieces.iter().zip(boards).zip(&saturations) {
         let side = usize::from(s >= threshold);
         from_board[side].push(distance(hue_weighted(*body), hue_weighted(*board)));
         lightness[side].push(body[0]);
+        under[side].push(*board);
     }
-    let is_side = |distances: &mut Vec<f64>| {
-        distances.sort_by(f64::total_cmp);
-        let count = distances.len();
+    let median = |values: &[f64]| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
+    };
+    // Pieces rather than a shade of the board: far from it in colour, or, on a dark board
+    // in dim light where nothing is far from anything, much darker than it or much more
+    // saturated (a shadow scales lightness and chroma alike, and keeps the saturation).
+    let is_side = |side: usize| {
+        let count = from_board[side].len();
+        let board_lightness: Vec<f64> = under[side].iter().map(|b| b[0]).collect();
+        let board_saturation: Vec<f64> = under[side].iter().map(|&b| saturation(b)).collect();
+        let piece_saturation: Vec<f64> = pieces
+            .iter()
+            .zip(&saturations)
+            .filter(|&(_, &s)| usize::from(s >= threshold) == side)
+            .map(|(_, &s)| s)
+            .collect();
         count >= MIN_SIDE_PIECES
             && count * MIN_SIDE_SHARE_DIVISOR >= pieces.len()
-            && distances[count / 2] >= MIN_SIDE_FROM_BOARD
+            && (median(&from_board[side]) >= MIN_SIDE_FROM_BOARD
+                || median(&lightness[side]) * DARKER_THAN_ANY_SHADOW <= median(&board_lightness)
+                || median(&piece_saturation) - median(&board_saturation) >= MIN_SATURATION_GAP)
     };
-    if !from_board.iter_mut().all(is_side) {
+    if !(0..2).all(is_side) {
         return None;
     }
     let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
@@ -1108,16 +1135,19 @@ mod tests {
     /// A rectified checkered board, brown and tan, with a disc on the squares given as
     /// (row, col, BGR).
     fn rectified(discs: &[(usize, usize, [f64; 3])]) -> Mat {
+        rectified_with([[40.0, 70.0, 110.0], [140.0, 180.0, 210.0]], discs)
+    }
+
+    /// [`rectified`] with the squares of the two colours given (BGR), the first at the
+    /// corner.
+    fn rectified_with(squares: [[f64; 3]; 2], discs: &[(usize, usize, [f64; 3])]) -> Mat {
         let side = (LINES as i32 + 1) * CELL;
         let mut image =
             Mat::new_rows_cols_with_default(side, side, CV_8UC3, Scalar::all(40.0)).unwrap();
         for row in 0..SQUARES {
             for col in 0..SQUARES {
-                let colour = if (row + col) % 2 == 0 {
-                    Scalar::new(40.0, 70.0, 110.0, 0.0)
-                } else {
-                    Scalar::new(140.0, 180.0, 210.0, 0.0)
-                };
+                let [b, g, r] = squares[(row + col) % 2];
+                let colour = Scalar::new(b, g, r, 0.0);
                 let square =
                     Rect::new((col as i32 + 1) * CELL, (row as i32 + 1) * CELL, CELL, CELL);
                 imgproc::rectangle(&mut image, square, colour, -1, imgproc::LINE_8, 0).unwrap();
@@ -1252,6 +1282,44 @@ mod tests {
             .occupancy();
         assert_eq!(by_lightness.get(1, 0), Some(Color::Black));
         assert_eq!(by_lightness.get(0, 1), Some(Color::White));
+    }
+
+    #[test]
+    fn red_and_black_men_on_a_dim_grey_board_are_told_apart() {
+        // Makruk 310687's light: the board near black itself, black men 32 from it and
+        // shaded red ones 25, both under the distance that tells pieces from a shade of
+        // the board; but the blacks are many times darker and the reds far more
+        // saturated than the squares under them.
+        let board_grey = [33.0, 34.0, 36.0];
+        let (red, black) = ([20.0, 20.0, 44.0], [3.0, 3.0, 4.0]);
+        let reds: Vec<_> = (0..8).map(|col| (6, col, red)).collect();
+        let blacks: Vec<_> = (0..8).map(|col| (1, col, black)).collect();
+        let image = rectified_with(
+            [board_grey, board_grey],
+            &[reds.clone(), blacks.clone()].concat(),
+        );
+        let plain = EightBoard {
+            surface: Surface::Grid,
+            first_square_dark: None,
+            ..board()
+        };
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let measures = SquareMeasures::of(&image, &plain, Pieces::Figures, &shifts).unwrap();
+        let read = measures.observation().occupancy();
+        for (row, col, _) in reds {
+            assert_eq!(
+                read.get(row, col),
+                Some(Color::White),
+                "red man on {row},{col}"
+            );
+        }
+        for (row, col, _) in blacks {
+            assert_eq!(
+                read.get(row, col),
+                Some(Color::Black),
+                "black man on {row},{col}"
+            );
+        }
     }
 
     /// Draws a man of its square's own colour on (`row`, `col`) of a [`rectified`] board:
