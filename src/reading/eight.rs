@@ -1128,7 +1128,7 @@ impl Lab {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::Color;
+    use crate::games::{Color, Occupancy};
     use crate::geometry::eight::LINES;
     use opencv::core::{CV_8UC3, Point, Rect, Scalar};
 
@@ -1237,6 +1237,28 @@ mod tests {
         assert_ne!(reds[0], greys[0]);
     }
 
+    /// Every red man of `reds` read White, every black one of `blacks` Black.
+    fn assert_red_and_black(
+        read: &Occupancy,
+        reds: &[(usize, usize, [f64; 3])],
+        blacks: &[(usize, usize, [f64; 3])],
+    ) {
+        for &(row, col, _) in reds {
+            assert_eq!(
+                read.get(row, col),
+                Some(Color::White),
+                "red man on {row},{col}"
+            );
+        }
+        for &(row, col, _) in blacks {
+            assert_eq!(
+                read.get(row, col),
+                Some(Color::Black),
+                "black man on {row},{col}"
+            );
+        }
+    }
+
     #[test]
     fn red_men_in_shade_are_still_the_red_side() {
         // A shaded red man is darker than a lit black one: lightness alone would put the
@@ -1262,20 +1284,7 @@ mod tests {
         let measures = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts).unwrap();
         assert_eq!(measures.side_measure(), Some(SideMeasure::Saturation));
         let read = measures.observation().occupancy();
-        for (row, col, _) in reds {
-            assert_eq!(
-                read.get(row, col),
-                Some(Color::White),
-                "red man on {row},{col}"
-            );
-        }
-        for (row, col, _) in blacks {
-            assert_eq!(
-                read.get(row, col),
-                Some(Color::Black),
-                "black man on {row},{col}"
-            );
-        }
+        assert_red_and_black(&read, &reds, &blacks);
         // A tracker that kept lightness from an earlier view is given lightness.
         let by_lightness = measures
             .observation_by(Some(SideMeasure::Lightness))
@@ -1296,7 +1305,7 @@ mod tests {
         let blacks: Vec<_> = (0..8).map(|col| (1, col, black)).collect();
         let image = rectified_with(
             [board_grey, board_grey],
-            &[reds.clone(), blacks.clone()].concat(),
+            &[reds.as_slice(), blacks.as_slice()].concat(),
         );
         let plain = EightBoard {
             surface: Surface::Grid,
@@ -1306,20 +1315,7 @@ mod tests {
         let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
         let measures = SquareMeasures::of(&image, &plain, Pieces::Figures, &shifts).unwrap();
         let read = measures.observation().occupancy();
-        for (row, col, _) in reds {
-            assert_eq!(
-                read.get(row, col),
-                Some(Color::White),
-                "red man on {row},{col}"
-            );
-        }
-        for (row, col, _) in blacks {
-            assert_eq!(
-                read.get(row, col),
-                Some(Color::Black),
-                "black man on {row},{col}"
-            );
-        }
+        assert_red_and_black(&read, &reds, &blacks);
     }
 
     /// Draws a man of its square's own colour on (`row`, `col`) of a [`rectified`] board:
