@@ -187,6 +187,9 @@ pub fn on_position(
         return Ok(Some((board.clone(), *placement)));
     }
     let mut faint: Option<(EightBoard, usize, OutlineSteps)> = None;
+    // The located lattice's mismatches by occupancy alone, once the evened outline is
+    // weighed against it.
+    let mut located_blind: Option<usize> = None;
     for outline in [OutlineSteps::Colour, OutlineSteps::Evened] {
         // Light dim enough that only an evened outline shows the board leaves the
         // figures' colours unsure too (310687: most of the red back row read black, 9
@@ -202,9 +205,12 @@ pub fn on_position(
         // took its place, the same by occupancy, and raised two false flags more).
         if outline == OutlineSteps::Evened
             && let Some((board, _, _)) = &located
-            && blind_misfit(board)? <= FAINT_TOLERANCE
         {
-            break;
+            let held = blind_misfit(board)?;
+            located_blind = Some(held);
+            if held <= FAINT_TOLERANCE {
+                break;
+            }
         }
         for geometry in outline::faint_grids(image, FAINT_CANDIDATES, outline)? {
             let (board, _, found) = settle(EightBoard::with_geometry(image, geometry)?, judge)?;
@@ -266,18 +272,12 @@ pub fn on_position(
     // A faint grid replaces the located lattice when it reads the position clearly better,
     // counted alike: an evened outline's grid, judged by occupancy alone, against the
     // located lattice's occupancy too.
-    let replaces = |located: &EightBoard,
-                    found: usize,
-                    faint: &(EightBoard, usize, OutlineSteps)|
-     -> opencv::Result<bool> {
-        let located_count = match faint.2 {
-            OutlineSteps::Colour => found,
-            OutlineSteps::Evened => blind_misfit(located)?,
-        };
-        Ok(2 * faint.1 <= located_count)
+    let located_count = |found: usize, outline: OutlineSteps| match outline {
+        OutlineSteps::Colour => found,
+        OutlineSteps::Evened => located_blind.unwrap_or(found),
     };
     Ok(match (located, faint) {
-        (Some((board, _, found)), Some(faint)) if replaces(&board, found, &faint)? => {
+        (Some((_, _, found)), Some(faint)) if 2 * faint.1 <= located_count(found, faint.2) => {
             Some((on_lines(faint)?, Placement::FaintGrid))
         }
         (None, Some(faint)) => Some((on_lines(faint)?, Placement::FaintGrid)),

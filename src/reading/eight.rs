@@ -725,17 +725,22 @@ fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<(Split, 
         return None;
     }
     let threshold = (grey + coloured) / 2.0;
-    // Per side (grey, coloured): the pieces' distances from the board under them, and
-    // their lightness.
+    // Per side (grey, coloured): the pieces' distances from the board under them, their
+    // lightness and saturation, and those of the board under them.
     let mut from_board = [Vec::new(), Vec::new()];
     let mut lightness = [Vec::new(), Vec::new()];
-    let mut under = [Vec::new(), Vec::new()];
+    let mut board_lightness = [Vec::new(), Vec::new()];
+    let mut piece_saturation = [Vec::new(), Vec::new()];
+    let mut board_saturation = [Vec::new(), Vec::new()];
     for ((body, board), &s) in pieces.iter().zip(boards).zip(&saturations) {
         let side = usize::from(s >= threshold);
         from_board[side].push(distance(hue_weighted(*body), hue_weighted(*board)));
         lightness[side].push(body[0]);
-        under[side].push(*board);
+        board_lightness[side].push(board[0]);
+        piece_saturation[side].push(s);
+        board_saturation[side].push(saturation(*board));
     }
+    // The upper median, as the distance from the board was always taken.
     let median = |values: &[f64]| {
         let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
@@ -746,19 +751,13 @@ fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<(Split, 
     // saturated (a shadow scales lightness and chroma alike, and keeps the saturation).
     let is_side = |side: usize| {
         let count = from_board[side].len();
-        let board_lightness: Vec<f64> = under[side].iter().map(|b| b[0]).collect();
-        let board_saturation: Vec<f64> = under[side].iter().map(|&b| saturation(b)).collect();
-        let piece_saturation: Vec<f64> = pieces
-            .iter()
-            .zip(&saturations)
-            .filter(|&(_, &s)| usize::from(s >= threshold) == side)
-            .map(|(_, &s)| s)
-            .collect();
         count >= MIN_SIDE_PIECES
             && count * MIN_SIDE_SHARE_DIVISOR >= pieces.len()
             && (median(&from_board[side]) >= MIN_SIDE_FROM_BOARD
-                || median(&lightness[side]) * DARKER_THAN_ANY_SHADOW <= median(&board_lightness)
-                || median(&piece_saturation) - median(&board_saturation) >= MIN_SATURATION_GAP)
+                || median(&lightness[side]) * DARKER_THAN_ANY_SHADOW
+                    <= median(&board_lightness[side])
+                || median(&piece_saturation[side]) - median(&board_saturation[side])
+                    >= MIN_SATURATION_GAP)
     };
     if !(0..2).all(is_side) {
         return None;
