@@ -688,8 +688,18 @@ fn side_split(
     match (by_lightness, by_saturation, keep) {
         (Some((lightness, _)), _, Some(SideMeasure::Lightness)) => return lightness,
         (_, Some((saturation, _)), Some(SideMeasure::Saturation)) => return saturation,
-        (Some((lightness, by_l)), Some((saturation, by_s)), _) => {
-            return if by_s > by_l { saturation } else { lightness };
+        (Some((lightness, _)), Some((saturation, _)), _) => {
+            // Each parts its own measure about as cleanly on a board of black and grey
+            // figures under a brown light (Makruk 310658: 2.35 and 2.27, and the other
+            // way round a few frames on): the near-black figures' little chroma over
+            // their little lightness makes them as saturated as the grey ones, and
+            // saturation parts the figures at random. The sides are the groups that
+            // stand apart in colour as a whole.
+            return if colour_parting(&pieces, &saturation) > colour_parting(&pieces, &lightness) {
+                saturation
+            } else {
+                lightness
+            };
         }
         (Some((split, _)), None, _) | (None, Some((split, _)), _) => return split,
         (None, None, _) => {}
@@ -711,6 +721,35 @@ fn side_split(
         threshold: (lo + hi) / 2.0,
         width: 8.0,
     }
+}
+
+/// How far apart `split` sets the two groups of `bodies` in colour ([`hue_weighted`]
+/// Lab): the squared distance between the groups' centres over the sum of their
+/// spreads (mean squared distances from their centres), as Fisher's criterion weighs a
+/// parting. Zero when a group is empty.
+fn colour_parting(bodies: &[[f64; 3]], split: &Split) -> f64 {
+    let (light, dark): (Vec<[f64; 3]>, Vec<[f64; 3]>) =
+        bodies.iter().partition(|&&body| split.light(body) >= 0.5);
+    let centre_and_spread = |group: &[[f64; 3]]| {
+        let weighted: Vec<[f64; 3]> = group.iter().map(|&body| hue_weighted(body)).collect();
+        let n = weighted.len() as f64;
+        let centre: [f64; 3] =
+            std::array::from_fn(|k| weighted.iter().map(|v| v[k]).sum::<f64>() / n);
+        let spread = weighted
+            .iter()
+            .map(|&v| distance(v, centre).powi(2))
+            .sum::<f64>()
+            / n;
+        (centre, spread)
+    };
+    if light.is_empty() || dark.is_empty() {
+        return 0.0;
+    }
+    let (light_centre, light_spread) = centre_and_spread(&light);
+    let (dark_centre, dark_spread) = centre_and_spread(&dark);
+    let apart = distance(light_centre, dark_centre).powi(2);
+    // Two tight groups part as well as they stand apart, not as well as one is tight.
+    apart / (light_spread + dark_spread).max(apart / 100.0)
 }
 
 /// Two groups of `pieces` (bodies, with the bare board under each in `boards`) by
@@ -1236,24 +1275,24 @@ mod tests {
         assert_ne!(reds[0], greys[0]);
     }
 
-    /// Every red man of `reds` read White, every black one of `blacks` Black.
-    fn assert_red_and_black(
+    /// Every piece of `lights` read White, every one of `darks` Black.
+    fn assert_light_and_dark(
         read: &Occupancy,
-        reds: &[(usize, usize, [f64; 3])],
-        blacks: &[(usize, usize, [f64; 3])],
+        lights: &[(usize, usize, [f64; 3])],
+        darks: &[(usize, usize, [f64; 3])],
     ) {
-        for &(row, col, _) in reds {
+        for &(row, col, _) in lights {
             assert_eq!(
                 read.get(row, col),
                 Some(Color::White),
-                "red man on {row},{col}"
+                "light piece on {row},{col}"
             );
         }
-        for &(row, col, _) in blacks {
+        for &(row, col, _) in darks {
             assert_eq!(
                 read.get(row, col),
                 Some(Color::Black),
-                "black man on {row},{col}"
+                "dark piece on {row},{col}"
             );
         }
     }
@@ -1283,7 +1322,7 @@ mod tests {
         let measures = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts).unwrap();
         assert_eq!(measures.side_measure(), Some(SideMeasure::Saturation));
         let read = measures.observation().occupancy();
-        assert_red_and_black(&read, &reds, &blacks);
+        assert_light_and_dark(&read, &reds, &blacks);
         // A tracker that kept lightness from an earlier view is given lightness.
         let by_lightness = measures
             .observation_by(Some(SideMeasure::Lightness))
@@ -1314,7 +1353,46 @@ mod tests {
         let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
         let measures = SquareMeasures::of(&image, &plain, Pieces::Figures, &shifts).unwrap();
         let read = measures.observation().occupancy();
-        assert_red_and_black(&read, &reds, &blacks);
+        assert_light_and_dark(&read, &reds, &blacks);
+    }
+
+    #[test]
+    fn black_and_grey_figures_under_a_brown_light_are_parted_by_lightness() {
+        // Makruk 310658's light: a dim brown glow on near-black figures gives some of
+        // them a little chroma, which over their little lightness is as much
+        // saturation as a red man's; the grey figures, lit unevenly, spread widely in
+        // lightness. Saturation parts tinted from untinted figures more tightly than
+        // lightness parts the sides, and read that way the sides came out at random.
+        let brown = [40.0, 80.0, 120.0];
+        let (tinted_black, black) = ([4.0, 9.0, 16.0], [10.0, 10.0, 10.0]);
+        let greys = [
+            [110.0, 110.0, 112.0],
+            [150.0, 150.0, 152.0],
+            [200.0, 200.0, 202.0],
+        ];
+        let blacks: Vec<_> = [0, 2]
+            .into_iter()
+            .flat_map(|row| {
+                (0..8).map(move |col| (row, col, if col % 2 == 0 { tinted_black } else { black }))
+            })
+            .collect();
+        let lights: Vec<_> = [5, 7]
+            .into_iter()
+            .flat_map(|row| (0..8).map(move |col| (row, col, greys[(row + col) % 3])))
+            .collect();
+        let image = rectified_with(
+            [brown, brown],
+            &[lights.as_slice(), blacks.as_slice()].concat(),
+        );
+        let plain = EightBoard {
+            surface: Surface::Grid,
+            first_square_dark: None,
+            ..board()
+        };
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let measures = SquareMeasures::of(&image, &plain, Pieces::Figures, &shifts).unwrap();
+        assert_eq!(measures.side_measure(), Some(SideMeasure::Lightness));
+        assert_light_and_dark(&measures.observation().occupancy(), &lights, &blacks);
     }
 
     /// Draws a man of its square's own colour on (`row`, `col`) of a [`rectified`] board:
