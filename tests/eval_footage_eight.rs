@@ -218,3 +218,23 @@ fn makruk_a_checkered_board_beside_a_lined_go_board_is_the_one_recorded() {
     assert_eq!(summary["moves"]["right"], 4, "{summary}");
     assert_eq!(summary["games_exact"], 1, "{summary}");
 }
+
+/// Makruk seed 310659 (development since s34, 1920×1080): a dim grey board found through
+/// its outline, whose lattice lay a third of a square off the drawn lines. Moved onto
+/// them, it read the white back row, in shadow, as dark, and was refused for a colour
+/// misreading: the lattice left off the lines read the view as off its board on every
+/// third look, and moves 3 and 4 were lost. Where the figures stand decides it.
+#[test]
+fn makruk_a_faint_grid_is_moved_onto_its_lines_when_only_colours_misread_there() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("games");
+    if common::peer_program("fairy-stockfish").is_none() {
+        return;
+    }
+    let options = ["--seed-base", "310659", "--moves", "4"];
+    let summary = eval_with(&dir, "makruk", Path::new(KRADAN), &options).unwrap();
+    assert_eq!(summary["results"][0]["format"], "1920x1080@30", "{summary}");
+    assert_eq!(summary["moves"]["expected"], 4, "{summary}");
+    assert_eq!(summary["moves"]["right"], 4, "{summary}");
+    assert_eq!(summary["games_exact"], 1, "{summary}");
+}
