@@ -198,12 +198,9 @@ fn makruk_a_perfect_record_scores_exactly_and_the_recorder_is_scored() {
     the_harness_scores_a_perfect_record_and_the_real_recorder("makruk", "game.pgn");
 }
 
-/// Makruk seed 310665 (development since s33): a lined Go board lies beside the checkered
-/// board played on, and the locator's first lattice is a window of the Go board's lines,
-/// which never reads the start. With it painted over, the checkered board is found and
-/// the game recorded from its first move.
-#[test]
-fn makruk_a_checkered_board_beside_a_lined_go_board_is_the_one_recorded() {
+/// Renders the first 4 moves of Makruk game `seed`, which must come out in `format`, and
+/// checks that the real recorder records all 4, the game exactly right.
+fn makruk_first_moves_recorded_exactly(seed: &str, format: &str) {
     let work = tempfile::tempdir().unwrap();
     let dir = work.path().join("games");
     // Fairy-Stockfish plays the game that is rendered; without it there is nothing to
@@ -211,12 +208,21 @@ fn makruk_a_checkered_board_beside_a_lined_go_board_is_the_one_recorded() {
     if common::peer_program("fairy-stockfish").is_none() {
         return;
     }
-    let options = ["--seed-base", "310665", "--moves", "4"];
+    let options = ["--seed-base", seed, "--moves", "4"];
     let summary = eval_with(&dir, "makruk", Path::new(KRADAN), &options).unwrap();
-    assert_eq!(summary["results"][0]["format"], "640x480@15", "{summary}");
+    assert_eq!(summary["results"][0]["format"], format, "{summary}");
     assert_eq!(summary["moves"]["expected"], 4, "{summary}");
     assert_eq!(summary["moves"]["right"], 4, "{summary}");
     assert_eq!(summary["games_exact"], 1, "{summary}");
+}
+
+/// Makruk seed 310665 (development since s33): a lined Go board lies beside the checkered
+/// board played on, and the locator's first lattice is a window of the Go board's lines,
+/// which never reads the start. With it painted over, the checkered board is found and
+/// the game recorded from its first move.
+#[test]
+fn makruk_a_checkered_board_beside_a_lined_go_board_is_the_one_recorded() {
+    makruk_first_moves_recorded_exactly("310665", "640x480@15");
 }
 
 /// Makruk seed 310659 (development since s34, 1920×1080): a dim grey board found through
@@ -226,15 +232,5 @@ fn makruk_a_checkered_board_beside_a_lined_go_board_is_the_one_recorded() {
 /// third look, and moves 3 and 4 were lost. Where the figures stand decides it.
 #[test]
 fn makruk_a_faint_grid_is_moved_onto_its_lines_when_only_colours_misread_there() {
-    let work = tempfile::tempdir().unwrap();
-    let dir = work.path().join("games");
-    if common::peer_program("fairy-stockfish").is_none() {
-        return;
-    }
-    let options = ["--seed-base", "310659", "--moves", "4"];
-    let summary = eval_with(&dir, "makruk", Path::new(KRADAN), &options).unwrap();
-    assert_eq!(summary["results"][0]["format"], "1920x1080@30", "{summary}");
-    assert_eq!(summary["moves"]["expected"], 4, "{summary}");
-    assert_eq!(summary["moves"]["right"], 4, "{summary}");
-    assert_eq!(summary["games_exact"], 1, "{summary}");
+    makruk_first_moves_recorded_exactly("310659", "1920x1080@30");
 }

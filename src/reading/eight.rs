@@ -613,31 +613,18 @@ const MIN_SIDE_FROM_BOARD: f64 = 35.0;
 /// black), while a shadow takes a fifth or so off a square's lightness.
 const DARKER_THAN_ANY_SHADOW: f64 = 3.0;
 
-/// Two groups of one measure per piece (two-means), when they are apart: the groups'
-/// centres and how cleanly they part — the gap between the centres over the sum of
-/// the groups' standard deviations (1 where each spreads half the gap).
-fn two_groups(values: &[f64]) -> Option<([f64; 2], f64)> {
+/// The centres of two groups of one measure per piece (two-means), low first; none with
+/// fewer than two distinct values.
+fn two_groups(values: &[f64]) -> Option<[f64; 2]> {
     let points: Vec<[f64; 3]> = values.iter().map(|&v| [v, 0.0, 0.0]).collect();
-    let [low, high] = two_means(&points)?.map(|c| c[0]);
-    let threshold = (low + high) / 2.0;
-    let spread = |members: Vec<f64>, centre: f64| {
-        let n = members.len().max(1) as f64;
-        (members.iter().map(|v| (v - centre).powi(2)).sum::<f64>() / n).sqrt()
-    };
-    let lows = values.iter().copied().filter(|&v| v < threshold).collect();
-    let highs = values.iter().copied().filter(|&v| v >= threshold).collect();
-    // A group of pieces alike to a few units still spreads a tenth of the gap: the
-    // parting of two tight groups says how apart they are, not which is tighter.
-    let gap = high - low;
-    let parting = gap / (spread(lows, low) + spread(highs, high)).max(gap / 10.0);
-    Some(([low, high], parting))
+    Some(two_means(&points)?.map(|c| c[0]))
 }
 
 /// Two groups of the occupied squares (both sides' pieces are on the board in almost
-/// every game), by lightness or by saturation, whichever parts them more cleanly:
-/// black against ivory differ in lightness only, red against black in saturation
-/// above all (their lightness overlaps once the red ones are shaded); `keep`, where it
-/// parts them at all, whatever the other's parting. Else two groups of their colour,
+/// every game), by lightness or by saturation, whichever sets them farther apart in
+/// colour ([`colour_parting`]): black against ivory differ in lightness only, red
+/// against black in saturation above all (their lightness overlaps once the red ones are
+/// shaded); `keep`, where it parts them at all, whatever the other's parting. Else two groups of their colour,
 /// when those are apart (sides of one lightness in different hues), the darker group the
 /// dark side. Else, with one group only, the middle of the board's own
 /// lightness: light pieces are lighter than dark squares and dark pieces darker than
@@ -674,21 +661,16 @@ fn side_split(
     // Dark and light pieces differ by half the lightness scale or more; one side's pieces
     // alone, shaded and lit, by much less.
     let by_lightness = two_groups(&lightness)
-        .filter(|([dark, light], _)| light - dark >= MIN_PIECE_CONTRAST)
-        .map(|([dark, light], parting)| {
-            (
-                Split::Lightness {
-                    threshold: (dark + light) / 2.0,
-                    width: ((light - dark) / 10.0).max(2.0),
-                },
-                parting,
-            )
+        .filter(|[dark, light]| light - dark >= MIN_PIECE_CONTRAST)
+        .map(|[dark, light]| Split::Lightness {
+            threshold: (dark + light) / 2.0,
+            width: ((light - dark) / 10.0).max(2.0),
         });
     let by_saturation = saturation_split(&pieces, &boards);
     match (by_lightness, by_saturation, keep) {
-        (Some((lightness, _)), _, Some(SideMeasure::Lightness)) => return lightness,
-        (_, Some((saturation, _)), Some(SideMeasure::Saturation)) => return saturation,
-        (Some((lightness, _)), Some((saturation, _)), _) => {
+        (Some(lightness), _, Some(SideMeasure::Lightness)) => return lightness,
+        (_, Some(saturation), Some(SideMeasure::Saturation)) => return saturation,
+        (Some(lightness), Some(saturation), _) => {
             // Each parts its own measure about as cleanly on a board of black and grey
             // figures under a brown light (Makruk 310658: 2.35 and 2.27, and the other
             // way round a few frames on): the near-black figures' little chroma over
@@ -701,7 +683,7 @@ fn side_split(
                 lightness
             };
         }
-        (Some((split, _)), None, _) | (None, Some((split, _)), _) => return split,
+        (Some(split), None, _) | (None, Some(split), _) => return split,
         (None, None, _) => {}
     }
     let coloured: Vec<[f64; 3]> = all.iter().map(|&b| hue_weighted(b)).collect();
@@ -753,13 +735,13 @@ fn colour_parting(bodies: &[[f64; 3]], split: &Split) -> f64 {
 }
 
 /// Two groups of `pieces` (bodies, with the bare board under each in `boards`) by
-/// saturation, and how cleanly they part, when each is a side: far enough apart, enough
+/// saturation, when each is a side: far enough apart, enough
 /// pieces, and pieces rather than a shade of the board (bare squares read occupied in a
 /// shadow are as coloured as the wood, and an orange board is as coloured as a red man;
 /// a single coloured thing, a cuff or a glint, is no side).
-fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<(Split, f64)> {
+fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<Split> {
     let saturations: Vec<f64> = pieces.iter().map(|&b| saturation(b)).collect();
-    let ([grey, coloured], parting) = two_groups(&saturations)?;
+    let [grey, coloured] = two_groups(&saturations)?;
     if coloured - grey < MIN_SATURATION_GAP {
         return None;
     }
@@ -802,14 +784,11 @@ fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<(Split, 
         return None;
     }
     let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
-    Some((
-        Split::Saturation {
-            threshold,
-            width: ((coloured - grey) / 10.0).max(0.01),
-            coloured_light: mean(&lightness[1]) > mean(&lightness[0]),
-        },
-        parting,
-    ))
+    Some(Split::Saturation {
+        threshold,
+        width: ((coloured - grey) / 10.0).max(0.01),
+        coloured_light: mean(&lightness[1]) > mean(&lightness[0]),
+    })
 }
 
 /// Lab with its colour axes doubled: in OpenCV's 8-bit Lab they span about half the
@@ -1341,17 +1320,8 @@ mod tests {
         let (red, black) = ([20.0, 20.0, 44.0], [3.0, 3.0, 4.0]);
         let reds: Vec<_> = (0..8).map(|col| (6, col, red)).collect();
         let blacks: Vec<_> = (0..8).map(|col| (1, col, black)).collect();
-        let image = rectified_with(
-            [board_grey, board_grey],
-            &[reds.as_slice(), blacks.as_slice()].concat(),
-        );
-        let plain = EightBoard {
-            surface: Surface::Grid,
-            first_square_dark: None,
-            ..board()
-        };
-        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
-        let measures = SquareMeasures::of(&image, &plain, Pieces::Figures, &shifts).unwrap();
+        let measures =
+            figures_on_a_plain_grid(board_grey, &[reds.as_slice(), blacks.as_slice()].concat());
         let read = measures.observation().occupancy();
         assert_light_and_dark(&read, &reds, &blacks);
     }
@@ -1380,19 +1350,26 @@ mod tests {
             .into_iter()
             .flat_map(|row| (0..8).map(move |col| (row, col, greys[(row + col) % 3])))
             .collect();
-        let image = rectified_with(
-            [brown, brown],
-            &[lights.as_slice(), blacks.as_slice()].concat(),
-        );
+        let measures =
+            figures_on_a_plain_grid(brown, &[lights.as_slice(), blacks.as_slice()].concat());
+        assert_eq!(measures.side_measure(), Some(SideMeasure::Lightness));
+        assert_light_and_dark(&measures.observation().occupancy(), &lights, &blacks);
+    }
+
+    /// Figures (`discs`, as [`rectified_with`] draws them) on a plain grid whose squares
+    /// are all `square`, measured upright.
+    fn figures_on_a_plain_grid(
+        square: [f64; 3],
+        discs: &[(usize, usize, [f64; 3])],
+    ) -> SquareMeasures {
+        let image = rectified_with([square, square], discs);
         let plain = EightBoard {
             surface: Surface::Grid,
             first_square_dark: None,
             ..board()
         };
         let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
-        let measures = SquareMeasures::of(&image, &plain, Pieces::Figures, &shifts).unwrap();
-        assert_eq!(measures.side_measure(), Some(SideMeasure::Lightness));
-        assert_light_and_dark(&measures.observation().occupancy(), &lights, &blacks);
+        SquareMeasures::of(&image, &plain, Pieces::Figures, &shifts).unwrap()
     }
 
     /// Draws a man of its square's own colour on (`row`, `col`) of a [`rectified`] board:
