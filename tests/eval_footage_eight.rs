@@ -198,22 +198,26 @@ fn makruk_a_perfect_record_scores_exactly_and_the_recorder_is_scored() {
     the_harness_scores_a_perfect_record_and_the_real_recorder("makruk", "game.pgn");
 }
 
-/// Renders the first 4 moves of Makruk game `seed`, which must come out in `format`, and
+/// Renders the first 4 moves of `game`'s game `seed`, which must come out in `format`, and
 /// checks that the real recorder records all 4, the game exactly right.
-fn makruk_first_moves_recorded_exactly(seed: &str, format: &str) {
+fn first_moves_recorded_exactly(game: &str, seed: &str, format: &str) {
     let work = tempfile::tempdir().unwrap();
     let dir = work.path().join("games");
-    // Fairy-Stockfish plays the game that is rendered; without it there is nothing to
-    // record (and CI must have it).
-    if common::peer_program("fairy-stockfish").is_none() {
+    // Fairy-Stockfish plays the Makruk game that is rendered; without it there is
+    // nothing to record (and CI must have it).
+    if game == "makruk" && common::peer_program("fairy-stockfish").is_none() {
         return;
     }
     let options = ["--seed-base", seed, "--moves", "4"];
-    let summary = eval_with(&dir, "makruk", Path::new(KRADAN), &options).unwrap();
+    let summary = eval_with(&dir, game, Path::new(KRADAN), &options).unwrap();
     assert_eq!(summary["results"][0]["format"], format, "{summary}");
     assert_eq!(summary["moves"]["expected"], 4, "{summary}");
     assert_eq!(summary["moves"]["right"], 4, "{summary}");
     assert_eq!(summary["games_exact"], 1, "{summary}");
+}
+
+fn makruk_first_moves_recorded_exactly(seed: &str, format: &str) {
+    first_moves_recorded_exactly("makruk", seed, format);
 }
 
 /// Makruk seed 310665 (development since s33): a lined Go board lies beside the checkered
@@ -233,4 +237,13 @@ fn makruk_a_checkered_board_beside_a_lined_go_board_is_the_one_recorded() {
 #[test]
 fn makruk_a_faint_grid_is_moved_onto_its_lines_when_only_colours_misread_there() {
     makruk_first_moves_recorded_exactly("310659", "1920x1080@30");
+}
+
+/// Mak-hos seed 300494 (development since s35): black men under a bright light on a dark
+/// board measure lighter in Lab than the red men, and the whole game was recorded with
+/// the sides swapped (the build before: 0 of 4). What each side reflects in its
+/// strongest primary tells the light side.
+#[test]
+fn makhos_red_men_are_the_light_side_beside_brightly_lit_black_men() {
+    first_moves_recorded_exactly("makhos", "300494", "640x480@15");
 }

@@ -751,6 +751,7 @@ fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<Split> {
     let mut from_board = [Vec::new(), Vec::new()];
     let mut lightness = [Vec::new(), Vec::new()];
     let mut board_lightness = [Vec::new(), Vec::new()];
+    let mut reflectance = [Vec::new(), Vec::new()];
     let mut piece_saturation = [Vec::new(), Vec::new()];
     let mut board_saturation = [Vec::new(), Vec::new()];
     for ((body, board), &s) in pieces.iter().zip(boards).zip(&saturations) {
@@ -758,6 +759,7 @@ fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<Split> {
         from_board[side].push(distance(hue_weighted(*body), hue_weighted(*board)));
         lightness[side].push(body[0]);
         board_lightness[side].push(board[0]);
+        reflectance[side].push(brightest_primary(*body));
         piece_saturation[side].push(s);
         board_saturation[side].push(saturation(*board));
     }
@@ -784,11 +786,46 @@ fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<Split> {
         return None;
     }
     let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
+    // The light side is the one that reflects more, and a red man reflects most of the
+    // red light while a black one reflects little of any: lightness weighs red at a
+    // fifth of green, and black men lit brightly on a dark board measured lighter than
+    // the red ones (Mak-hos 300494: 88–92 against 71–100), and the whole game was
+    // recorded with the sides swapped. In their brightest primary the red men were
+    // four times the black ones.
     Some(Split::Saturation {
         threshold,
         width: ((coloured - grey) / 10.0).max(0.01),
-        coloured_light: mean(&lightness[1]) > mean(&lightness[0]),
+        coloured_light: mean(&reflectance[1]) > mean(&reflectance[0]),
     })
+}
+
+/// The linear reflectance (0–1) in the strongest of the three sRGB primaries of a colour
+/// in OpenCV's 8-bit Lab (D65): what a body reflects of the light where it reflects most,
+/// whatever its hue.
+fn brightest_primary(lab: [f64; 3]) -> f64 {
+    let lightness = lab[0] * 100.0 / 255.0;
+    let fy = (lightness + 16.0) / 116.0;
+    let fx = fy + (lab[1] - 128.0) / 500.0;
+    let fz = fy - (lab[2] - 128.0) / 200.0;
+    let inverse = |t: f64| {
+        const DELTA: f64 = 6.0 / 29.0;
+        if t > DELTA {
+            t.powi(3)
+        } else {
+            3.0 * DELTA * DELTA * (t - 4.0 / 29.0)
+        }
+    };
+    let [x, y, z] = [
+        0.950_456 * inverse(fx),
+        inverse(fy),
+        1.088_754 * inverse(fz),
+    ];
+    let primaries = [
+        3.240_454 * x - 1.537_139 * y - 0.498_531 * z,
+        -0.969_266 * x + 1.876_011 * y + 0.041_556 * z,
+        0.055_643 * x - 0.204_026 * y + 1.057_225 * z,
+    ];
+    primaries.into_iter().fold(0.0, f64::max)
 }
 
 /// Lab with its colour axes doubled: in OpenCV's 8-bit Lab they span about half the
@@ -1308,6 +1345,56 @@ mod tests {
             .occupancy();
         assert_eq!(by_lightness.get(1, 0), Some(Color::Black));
         assert_eq!(by_lightness.get(0, 1), Some(Color::White));
+    }
+
+    #[test]
+    fn red_men_are_the_light_side_beside_brightly_lit_black_ones() {
+        // Mak-hos 300494's first frame (BGR): black men under a bright light, lighter in
+        // Lab than the red men, on a dark purple and brown board.
+        let (red, shaded_red) = ([43.0, 54.0, 165.0], [34.0, 41.0, 116.0]);
+        let (black, lit_black) = ([63.0, 79.0, 89.0], [64.0, 84.0, 93.0]);
+        let reds: Vec<_> = (0..8)
+            .map(|col| {
+                (
+                    7 - col % 2,
+                    col,
+                    if col % 3 == 0 { red } else { shaded_red },
+                )
+            })
+            .collect();
+        let blacks: Vec<_> = (0..8)
+            .map(|col| (col % 2, col, if col % 2 == 0 { black } else { lit_black }))
+            .collect();
+        let image = rectified_with(
+            [[26.0, 39.0, 58.0], [56.0, 45.0, 77.0]],
+            &[reds.as_slice(), blacks.as_slice()].concat(),
+        );
+        let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
+        let measures = SquareMeasures::of(&image, &board(), Pieces::Discs, &shifts).unwrap();
+        assert_eq!(measures.side_measure(), Some(SideMeasure::Saturation));
+        assert_light_and_dark(&measures.observation().occupancy(), &reds, &blacks);
+    }
+
+    #[test]
+    fn brightest_primary_is_the_linear_reflectance_of_the_strongest_channel() {
+        let lab_of = |bgr: [u8; 3]| {
+            let pixel = Mat::new_rows_cols_with_default(
+                1,
+                1,
+                CV_8UC3,
+                Scalar::new(bgr[0].into(), bgr[1].into(), bgr[2].into(), 0.0),
+            )
+            .unwrap();
+            let mut lab = Mat::default();
+            imgproc::cvt_color_def(&pixel, &mut lab, imgproc::COLOR_BGR2Lab).unwrap();
+            let v = *lab.at_2d::<opencv::core::Vec3b>(0, 0).unwrap();
+            [v[0], v[1], v[2]].map(f64::from)
+        };
+        // sRGB 255 is reflectance 1, 188 about a half, 0 none.
+        assert!((brightest_primary(lab_of([255, 255, 255])) - 1.0).abs() < 0.02);
+        assert!((brightest_primary(lab_of([0, 0, 188])) - 0.5).abs() < 0.03);
+        assert!((brightest_primary(lab_of([188, 0, 0])) - 0.5).abs() < 0.03);
+        assert!(brightest_primary(lab_of([0, 0, 0])) < 0.01);
     }
 
     #[test]
