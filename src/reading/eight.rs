@@ -269,6 +269,10 @@ pub struct SquareMeasures {
     references: Vec<[f64; 3]>,
     /// Each square's own uncovered corners (Lab).
     local: Vec<[f64; 3]>,
+    /// Each body and its reference as the light at the board's middle would show them
+    /// ([`relit`]): what the sides are told apart by.
+    lit_bodies: Vec<[f64; 3]>,
+    lit_references: Vec<[f64; 3]>,
     /// Per square and Lab channel, how much bare squares of its class scatter about
     /// their surface.
     scatters: Vec<[f64; 3]>,
@@ -355,11 +359,13 @@ impl SquareMeasures {
         let mut references = Vec::with_capacity(SQUARES * SQUARES);
         let mut scatters = Vec::with_capacity(SQUARES * SQUARES);
         let mut corners_covered = Vec::with_capacity(SQUARES * SQUARES);
+        let mut surface_lightness = Vec::with_capacity(SQUARES * SQUARES);
         for row in 0..SQUARES {
             for col in 0..SQUARES {
                 let i = row * SQUARES + col;
                 let (falloff, scatter) = &falloffs[class_of(row, col)];
                 let bare = falloff.at(col as f64, row as f64);
+                surface_lightness.push(bare[0]);
                 // A disc never reaches its square's corners: where light falls off across
                 // a square (a lamp near one edge), they are the better reference; for
                 // figures the two corners nearest the camera are (a figure leans away).
@@ -374,7 +380,7 @@ impl SquareMeasures {
                 scatters.push(scatter);
             }
         }
-        let board_lightness = falloffs
+        let board_lightness: Vec<f64> = falloffs
             .iter()
             .map(|(falloff, _)| falloff.at(3.5, 3.5)[0])
             .collect();
@@ -404,11 +410,28 @@ impl SquareMeasures {
                 }
             }
         }
+        // Light that falls off across the board darkens a light side's pieces at its dim
+        // end as much as the squares there (Makruk 310685: White's figures on files c-f
+        // of its two rows, under the edge of an arm's shadow, measured darker than lit
+        // black ones and read Black all game). The surface fitted over the bare squares
+        // says how each square is lit. A square's own corners would follow a sharp
+        // shadow more closely, but relit by them alone 310685 read as before (24 of 32),
+        // and by them where they showed a shade a hard clip lost moves (310658, 17 -> 15
+        // of 20).
+        let (lit_bodies, lit_references) = (0..SQUARES * SQUARES)
+            .map(|i| {
+                let middle = board_lightness[class_of(i / SQUARES, i % SQUARES)];
+                let gain = relighting_gain(surface_lightness[i], middle);
+                (relit(bodies[i], gain), relit(references[i], gain))
+            })
+            .unzip();
         Ok(SquareMeasures {
             pieces,
             bodies,
             references,
             local,
+            lit_bodies,
+            lit_references,
             scatters,
             board_lightness,
             shapes,
@@ -440,7 +463,7 @@ impl SquareMeasures {
         let split = self.split(&occupied, measure);
         let cells = (0..SQUARES * SQUARES)
             .map(|i| {
-                let light = split.light(self.bodies[i]);
+                let light = split.light(self.lit_bodies[i]);
                 let p = occupied[i];
                 CellReading::from_probabilities(
                     [1.0 - p, p * (1.0 - light), p * light].map(|v| v as f32),
@@ -476,8 +499,8 @@ impl SquareMeasures {
 
     fn split(&self, occupied: &[f64], keep: Option<SideMeasure>) -> Split {
         side_split(
-            &self.bodies,
-            &self.references,
+            &self.lit_bodies,
+            &self.lit_references,
             occupied,
             &self.board_lightness,
             keep,
@@ -572,6 +595,32 @@ impl Split {
             }
         }
     }
+}
+
+/// What OpenCV's 8-bit Lab lightness is offset by to be proportional to the cube root
+/// of luminance (L* = 116 f(Y) − 16, on a 0–255 scale): a shade that scales the light by
+/// k scales `L + LIGHTNESS_ZERO`, and a and b about 128, by the cube root of k.
+const LIGHTNESS_ZERO: f64 = 16.0 * 255.0 / 100.0;
+
+/// The most a square's light is scaled up or down to the board's middle's: a shadow
+/// takes a half or so off the light's cube root, and a surface fitted darker than that
+/// at a square is extrapolated past what the bare squares showed.
+const MAX_RELIGHTING: f64 = 2.0;
+
+/// The gain that brings a square lit to lightness `here` to the board's middle, lit to
+/// `middle` (bare-board lightness, 8-bit Lab).
+fn relighting_gain(here: f64, middle: f64) -> f64 {
+    ((middle + LIGHTNESS_ZERO) / (here + LIGHTNESS_ZERO).max(1.0))
+        .clamp(1.0 / MAX_RELIGHTING, MAX_RELIGHTING)
+}
+
+/// A colour (8-bit Lab) as it would show under light scaled by `gain` in cube root.
+fn relit(lab: [f64; 3], gain: f64) -> [f64; 3] {
+    [
+        (lab[0] + LIGHTNESS_ZERO) * gain - LIGHTNESS_ZERO,
+        128.0 + (lab[1] - 128.0) * gain,
+        128.0 + (lab[2] - 128.0) * gain,
+    ]
 }
 
 /// Chroma over lightness (Lab, 0–255 scales; lightness offset so that noise on a black
@@ -1443,20 +1492,50 @@ mod tests {
         assert_light_and_dark(&measures.observation().occupancy(), &lights, &blacks);
     }
 
+    #[test]
+    fn light_figures_where_the_light_falls_off_are_still_the_light_side() {
+        // Makruk 310685: the light falls off across the board, and White's figures where
+        // it is dim measured darker than Black's where it is bright; each figure is lit
+        // as the squares about it.
+        let (grey_white, grey_black) = ([165.0; 3], [70.0; 3]);
+        let blacks: Vec<_> = (0..16).map(|i| (i / 8, i % 8, grey_black)).collect();
+        let whites: Vec<_> = (48..64).map(|i| (i / 8, i % 8, grey_white)).collect();
+        let mut image = rectified_with(
+            [[110.0, 150.0, 190.0]; 2],
+            &[blacks.as_slice(), whites.as_slice()].concat(),
+        );
+        let width = image.cols() as f64;
+        for y in 0..image.rows() {
+            for x in 0..image.cols() {
+                let light = 1.0 - 0.65 * x as f64 / width;
+                let pixel = image.at_2d_mut::<opencv::core::Vec3b>(y, x).unwrap();
+                for channel in 0..3 {
+                    pixel[channel] = (f64::from(pixel[channel]) * light).round() as u8;
+                }
+            }
+        }
+        let measures = measured_on_a_plain_grid(&image);
+        assert_light_and_dark(&measures.observation().occupancy(), &whites, &blacks);
+    }
+
     /// Figures (`discs`, as [`rectified_with`] draws them) on a plain grid whose squares
     /// are all `square`, measured upright.
     fn figures_on_a_plain_grid(
         square: [f64; 3],
         discs: &[(usize, usize, [f64; 3])],
     ) -> SquareMeasures {
-        let image = rectified_with([square, square], discs);
+        measured_on_a_plain_grid(&rectified_with([square, square], discs))
+    }
+
+    /// The figures on a [`rectified_with`] picture of a plain grid, measured upright.
+    fn measured_on_a_plain_grid(image: &Mat) -> SquareMeasures {
         let plain = EightBoard {
             surface: Surface::Grid,
             first_square_dark: None,
             ..board()
         };
         let shifts = vec![[0.0, 0.0]; SQUARES * SQUARES];
-        SquareMeasures::of(&image, &plain, Pieces::Figures, &shifts).unwrap()
+        SquareMeasures::of(image, &plain, Pieces::Figures, &shifts).unwrap()
     }
 
     /// Draws a man of its square's own colour on (`row`, `col`) of a [`rectified`] board:
