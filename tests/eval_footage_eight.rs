@@ -216,17 +216,13 @@ fn first_moves_recorded_exactly(game: &str, seed: &str, format: &str) {
     assert_eq!(summary["games_exact"], 1, "{summary}");
 }
 
-fn makruk_first_moves_recorded_exactly(seed: &str, format: &str) {
-    first_moves_recorded_exactly("makruk", seed, format);
-}
-
 /// Makruk seed 310665 (development since s33): a lined Go board lies beside the checkered
 /// board played on, and the locator's first lattice is a window of the Go board's lines,
 /// which never reads the start. With it painted over, the checkered board is found and
 /// the game recorded from its first move.
 #[test]
 fn makruk_a_checkered_board_beside_a_lined_go_board_is_the_one_recorded() {
-    makruk_first_moves_recorded_exactly("310665", "640x480@15");
+    first_moves_recorded_exactly("makruk", "310665", "640x480@15");
 }
 
 /// Makruk seed 310659 (development since s34, 1920×1080): a dim grey board found through
@@ -236,7 +232,7 @@ fn makruk_a_checkered_board_beside_a_lined_go_board_is_the_one_recorded() {
 /// third look, and moves 3 and 4 were lost. Where the figures stand decides it.
 #[test]
 fn makruk_a_faint_grid_is_moved_onto_its_lines_when_only_colours_misread_there() {
-    makruk_first_moves_recorded_exactly("310659", "1920x1080@30");
+    first_moves_recorded_exactly("makruk", "310659", "1920x1080@30");
 }
 
 /// Mak-hos seed 300494 (development since s35): black men under a bright light on a dark

@@ -1434,10 +1434,7 @@ mod tests {
                 Scalar::new(bgr[0].into(), bgr[1].into(), bgr[2].into(), 0.0),
             )
             .unwrap();
-            let mut lab = Mat::default();
-            imgproc::cvt_color_def(&pixel, &mut lab, imgproc::COLOR_BGR2Lab).unwrap();
-            let v = *lab.at_2d::<opencv::core::Vec3b>(0, 0).unwrap();
-            [v[0], v[1], v[2]].map(f64::from)
+            Lab::of(&pixel).unwrap().pixels[0].map(f64::from)
         };
         // sRGB 255 is reflectance 1, 188 about a half, 0 none.
         assert!((brightest_primary(lab_of([255, 255, 255])) - 1.0).abs() < 0.02);
