@@ -715,11 +715,24 @@ fn side_split(
             threshold: (dark + light) / 2.0,
             width: ((light - dark) / 10.0).max(2.0),
         });
-    let by_saturation = saturation_split(&pieces, &boards);
+    // A view whose sides were told apart by saturation is told apart so again whether
+    // or not this look's grey pieces stand out from the board: black men on dark squares
+    // are near them in colour, and at 25 to 35 from them a dark board's black side passed
+    // the test in one look and failed it in the next; each look it failed was read by
+    // lightness, in which a black figure's lit flat top is light and a shaded red one
+    // dark (Makruk 310692: the black rook on a8 read White for most of the game).
+    let sides_known = keep == Some(SideMeasure::Saturation);
+    let by_saturation = saturation_split(&pieces, &boards, sides_known);
     match (by_lightness, by_saturation, keep) {
         (Some(lightness), _, Some(SideMeasure::Lightness)) => return lightness,
         (_, Some(saturation), Some(SideMeasure::Saturation)) => return saturation,
         (Some(lightness), Some(saturation), _) => {
+            if truly_coloured(&pieces, &saturation)
+                && own_parting(&pieces, &saturation)
+                    >= CLEARER_PARTING * own_parting(&all, &lightness)
+            {
+                return saturation;
+            }
             // Each parts its own measure about as cleanly on a board of black and grey
             // figures under a brown light (Makruk 310658: 2.35 and 2.27, and the other
             // way round a few frames on): the near-black figures' little chroma over
@@ -783,12 +796,72 @@ fn colour_parting(bodies: &[[f64; 3]], split: &Split) -> f64 {
     apart / (light_spread + dark_spread).max(apart / 100.0)
 }
 
+/// How far apart `split` sets the two groups of `bodies` in the measure it parts them
+/// by (Lab lightness, or [`saturation`]): Fisher's criterion on that one measure, as
+/// [`colour_parting`] weighs it. Zero when a group is empty.
+fn own_parting(bodies: &[[f64; 3]], split: &Split) -> f64 {
+    let measure = |body: [f64; 3]| match split {
+        Split::Saturation { .. } => saturation(body),
+        _ => body[0],
+    };
+    let (mut light, mut dark) = (Vec::new(), Vec::new());
+    for &body in bodies {
+        if split.light(body) >= 0.5 {
+            light.push(measure(body));
+        } else {
+            dark.push(measure(body));
+        }
+    }
+    if light.is_empty() || dark.is_empty() {
+        return 0.0;
+    }
+    let mean_and_spread = |group: &[f64]| {
+        let n = group.len() as f64;
+        let mean = group.iter().sum::<f64>() / n;
+        (
+            mean,
+            group.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n,
+        )
+    };
+    let (light_mean, light_spread) = mean_and_spread(&light);
+    let (dark_mean, dark_spread) = mean_and_spread(&dark);
+    let apart = (light_mean - dark_mean).powi(2);
+    apart / (light_spread + dark_spread).max(apart / 100.0)
+}
+
+/// How many times more cleanly saturation must part the pieces, on its own scale, than
+/// lightness does on its, to be taken for the sides without weighing the two in colour.
+const CLEARER_PARTING: f64 = 3.0;
+
+/// The least median chroma (8-bit Lab) of the coloured group of a saturation split for
+/// it to be a coloured side rather than near-black figures whose few units of tint are
+/// many times their lightness (Makruk 310658).
+const MIN_SIDE_CHROMA: f64 = 20.0;
+
+/// Whether the coloured group of `split` (a saturation split) is coloured in itself, not
+/// only over its lightness.
+fn truly_coloured(bodies: &[[f64; 3]], split: &Split) -> bool {
+    let Split::Saturation { threshold, .. } = *split else {
+        return false;
+    };
+    let mut chromas: Vec<f64> = bodies
+        .iter()
+        .filter(|&&body| saturation(body) >= threshold)
+        .map(|body| (body[1] - 128.0).hypot(body[2] - 128.0))
+        .collect();
+    chromas.sort_by(f64::total_cmp);
+    chromas
+        .get(chromas.len() / 2)
+        .is_some_and(|&median| median >= MIN_SIDE_CHROMA)
+}
+
 /// Two groups of `pieces` (bodies, with the bare board under each in `boards`) by
 /// saturation, when each is a side: far enough apart, enough
 /// pieces, and pieces rather than a shade of the board (bare squares read occupied in a
 /// shadow are as coloured as the wood, and an orange board is as coloured as a red man;
-/// a single coloured thing, a cuff or a glint, is no side).
-fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<Split> {
+/// a single coloured thing, a cuff or a glint, is no side). With `sides_known` (an
+/// earlier view was parted so) pieces need not show that they are no shade of the board.
+fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]], sides_known: bool) -> Option<Split> {
     let saturations: Vec<f64> = pieces.iter().map(|&b| saturation(b)).collect();
     let [grey, coloured] = two_groups(&saturations)?;
     if coloured - grey < MIN_SATURATION_GAP {
@@ -825,7 +898,8 @@ fn saturation_split(pieces: &[[f64; 3]], boards: &[[f64; 3]]) -> Option<Split> {
         let count = from_board[side].len();
         count >= MIN_SIDE_PIECES
             && count * MIN_SIDE_SHARE_DIVISOR >= pieces.len()
-            && (median(&from_board[side]) >= MIN_SIDE_FROM_BOARD
+            && (sides_known
+                || median(&from_board[side]) >= MIN_SIDE_FROM_BOARD
                 || median(&lightness[side]) * DARKER_THAN_ANY_SHADOW
                     <= median(&board_lightness[side])
                 || median(&piece_saturation[side]) - median(&board_saturation[side])
@@ -1457,6 +1531,69 @@ mod tests {
             figures_on_a_plain_grid(board_grey, &[reds.as_slice(), blacks.as_slice()].concat());
         let read = measures.observation().occupancy();
         assert_light_and_dark(&read, &reds, &blacks);
+    }
+
+    /// A piece drawn as [`rectified_with`] draws it: row, column and colour (BGR).
+    type Disc = (usize, usize, [f64; 3]);
+
+    /// Makruk 310692's sides (BGR): red figures, half of them shaded, and black ones,
+    /// two of whose flat tops catch the light as a pale grey-brown, lighter than the
+    /// shaded reds; `board` the squares under them.
+    fn red_and_black_figures_with_lit_tops(board: [f64; 3]) -> (Vec<Disc>, Vec<Disc>) {
+        let reds_lit_to = [
+            [60.0, 75.0, 230.0],
+            [40.0, 50.0, 170.0],
+            [30.0, 38.0, 130.0],
+            [25.0, 30.0, 100.0],
+        ];
+        let (black, lit_top) = ([23.0, 27.0, 29.0], [82.0, 102.0, 115.0]);
+        let reds = (48..64)
+            .map(|i| (i / 8, i % 8, reds_lit_to[i % 4]))
+            .collect();
+        let blacks = (0..16)
+            .map(|i| {
+                (
+                    i / 8,
+                    i % 8,
+                    if [0, 7, 9, 14].contains(&i) {
+                        lit_top
+                    } else {
+                        black
+                    },
+                )
+            })
+            .filter(|&(_, _, colour)| colour != board)
+            .collect();
+        (reds, blacks)
+    }
+
+    #[test]
+    fn black_figures_with_lit_tops_and_shaded_red_ones_are_parted_by_saturation() {
+        // In lightness the lit tops go with the reds and the shaded reds nearly with the
+        // blacks; in colour as a whole the two partings measured alike, and the game was
+        // read by lightness with the rook on a8 White.
+        let (reds, blacks) = red_and_black_figures_with_lit_tops([70.0, 80.0, 90.0]);
+        let measures = figures_on_a_plain_grid(
+            [70.0, 80.0, 90.0],
+            &[reds.as_slice(), blacks.as_slice()].concat(),
+        );
+        assert_eq!(measures.side_measure(), Some(SideMeasure::Saturation));
+        assert_light_and_dark(&measures.observation().occupancy(), &reds, &blacks);
+    }
+
+    #[test]
+    fn sides_once_parted_by_saturation_stay_so_where_the_grey_side_is_near_the_board() {
+        // Black figures on a dark board stand as little apart from it as a shadow would:
+        // alone, this look cannot tell its grey side from a shade of the board.
+        let board = [45.0, 48.0, 55.0];
+        let (reds, blacks) = red_and_black_figures_with_lit_tops(board);
+        let measures =
+            figures_on_a_plain_grid(board, &[reds.as_slice(), blacks.as_slice()].concat());
+        assert_ne!(measures.side_measure(), Some(SideMeasure::Saturation));
+        let kept = measures
+            .observation_by(Some(SideMeasure::Saturation))
+            .occupancy();
+        assert_light_and_dark(&kept, &reds, &blacks);
     }
 
     #[test]
