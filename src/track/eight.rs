@@ -175,6 +175,9 @@ pub struct EightTracker {
     /// When an arm was last seen reaching across the board's edge: [`Report8::reach`]
     /// with the edge in view and a settled view to compare it with.
     last_arm_seen: f64,
+    /// When the arm last seen at `last_arm_seen` was first seen, its reach flickering off
+    /// for less than [`REACH_GONE`] between.
+    arm_seen_since: f64,
     /// How many times the board was locked on: the square pictures of one lock compare
     /// with nothing of another ([`SquarePictures`]).
     locks: u64,
@@ -205,6 +208,7 @@ impl EightTracker {
             bumped: None,
             last_reach: f64::NEG_INFINITY,
             last_arm_seen: f64::NEG_INFINITY,
+            arm_seen_since: f64::NEG_INFINITY,
             locks: 0,
         }
     }
@@ -325,6 +329,9 @@ impl EightTracker {
             && lock.reference.is_some()
             && super::edge_in_view(&lock.board.geometry, image.cols(), image.rows())
         {
+            if time - self.last_arm_seen >= REACH_GONE {
+                self.arm_seen_since = time;
+            }
             self.last_arm_seen = time;
         }
         if let Some(before) = &lock.previous_colour {
@@ -456,7 +463,8 @@ impl EightTracker {
         // c3-c4; 310566: Black's hand over c8, its arm off the rim for two looks, and
         // Sc8-c7 recorded for d6-d5).
         if run.has_settled(&self.options, time)
-            && (self.options.stills || !hand_paused(self.last_arm_seen, run.began(), time))
+            && (self.options.stills
+                || !hand_paused(self.last_arm_seen, self.arm_seen_since, run.began(), time))
         {
             let turns = match lock.quarter_turns {
                 Some(turns) => turns,
@@ -1196,9 +1204,14 @@ fn cover_trust(cover: usize, carried: bool) -> f64 {
 const REACH_GONE: f64 = 0.25;
 
 /// Whether a run begun at `run_began` may be a hand paused over the board at `time`,
-/// an arm having last been seen reaching across the board's edge at `last_arm_seen`.
-fn hand_paused(last_arm_seen: f64, run_began: f64, time: f64) -> bool {
-    time - last_arm_seen < REACH_GONE && time - run_began < SMALL_COVER_TRUST
+/// an arm seen reaching across the board's edge since `arm_seen_since`, last at
+/// `last_arm_seen`. The hand must have held still for a small cover's trust since the arm
+/// came, not only since the run began: a hand withdrawing slowly moves too few corners to
+/// end the run it comes back over (Makruk 310702, 1280×720: a run begun with the arm off
+/// the rim, the arm back across it 0.4 s later, and the half-cleared squares believed
+/// 0.7 s into the run and explained as four moves).
+fn hand_paused(last_arm_seen: f64, arm_seen_since: f64, run_began: f64, time: f64) -> bool {
+    time - last_arm_seen < REACH_GONE && time - run_began.max(arm_seen_since) < SMALL_COVER_TRUST
 }
 
 /// The fewest clear looks at the end of the source that make a still view the final
@@ -1616,12 +1629,21 @@ mod tests {
     #[test]
     fn a_run_just_after_a_reach_is_a_hand_paused_until_trusted() {
         // Makruk 310559: the hand paused 0.53 s on its way, its arm across the rim.
-        assert!(hand_paused(3.20, 2.67, 3.20));
+        assert!(hand_paused(3.20, 2.0, 2.67, 3.20));
         // 310566: the arm off the rim for two looks, the hand still over c8.
-        assert!(hand_paused(18.07, 17.67, 18.20));
+        assert!(hand_paused(18.07, 17.0, 17.67, 18.20));
         // Believed as a small cover is, or once nothing has reached in for a while.
-        assert!(!hand_paused(3.20, 2.67, 2.67 + SMALL_COVER_TRUST));
-        assert!(!hand_paused(17.6, 17.67, 18.20));
+        assert!(!hand_paused(3.20, 2.0, 2.67, 2.67 + SMALL_COVER_TRUST));
+        assert!(!hand_paused(17.6, 17.0, 17.67, 18.20));
+    }
+
+    #[test]
+    fn a_hand_that_comes_back_over_a_run_is_paused_until_trusted_again() {
+        // Makruk 310702: the run began at 99.3 s with the arm off the rim; the arm was
+        // back across it from 99.6 s, and at 100.0 s the run was 0.7 s old.
+        assert!(hand_paused(100.0, 99.6, 99.3, 100.0));
+        // Held still that long since the arm came, it is believed as before.
+        assert!(!hand_paused(100.3, 99.6, 99.3, 99.6 + SMALL_COVER_TRUST));
     }
 
     #[test]
