@@ -178,6 +178,9 @@ pub struct EightTracker {
     /// When the arm last seen at `last_arm_seen` was first seen, its reach flickering off
     /// for less than [`REACH_GONE`] between.
     arm_seen_since: f64,
+    /// When the run last reported settled began: a run believed before an arm came is
+    /// still believed while the arm is over the board.
+    reported_run: Option<f64>,
     /// How many times the board was locked on: the square pictures of one lock compare
     /// with nothing of another ([`SquarePictures`]).
     locks: u64,
@@ -209,6 +212,7 @@ impl EightTracker {
             last_reach: f64::NEG_INFINITY,
             last_arm_seen: f64::NEG_INFINITY,
             arm_seen_since: f64::NEG_INFINITY,
+            reported_run: None,
             locks: 0,
         }
     }
@@ -462,9 +466,18 @@ impl EightTracker {
         // across the rim, the view settled with them bare, and a1-a2 was recorded for
         // c3-c4; 310566: Black's hand over c8, its arm off the rim for two looks, and
         // Sc8-c7 recorded for d6-d5).
+        // A run already believed before the arm came was read with no hand over it, and
+        // stays believed (Makruk 310688: Black's Ne5 settled for 0.9 s, still waited on
+        // by the stage when White's arm came; withheld then, it was recorded only with
+        // White's h4 beside it, and h4 was lost).
+        let arm_came = if self.reported_run == Some(run.began()) {
+            f64::NEG_INFINITY
+        } else {
+            self.arm_seen_since
+        };
         if run.has_settled(&self.options, time)
             && (self.options.stills
-                || !hand_paused(self.last_arm_seen, self.arm_seen_since, run.began(), time))
+                || !hand_paused(self.last_arm_seen, arm_came, run.began(), time))
         {
             let turns = match lock.quarter_turns {
                 Some(turns) => turns,
@@ -522,6 +535,7 @@ impl EightTracker {
             }
             let occupancy = settled.occupancy.clone();
             report.settled = Some(settled);
+            self.reported_run = Some(run.began());
             let is_new = self.last_settled.as_ref() != Some(&occupancy);
             // The view a new reading settles on becomes the reference only when nothing
             // in it is unexplained: a hand that set a piece down on an edge square and held
@@ -1733,6 +1747,72 @@ mod tests {
                 .or(again);
         }
         assert_eq!(again.expect("settled again").occupancy, settled.occupancy);
+    }
+
+    #[test]
+    fn a_run_believed_before_an_arm_came_stays_believed_and_one_not_yet_believed_waits() {
+        let (frame, start) = still(3);
+        let mut tracker = tracker();
+        let mut settled = None;
+        for i in 0..7 {
+            settled = tracker
+                .analyse(&frame, i as f64 * 0.1, i)
+                .unwrap()
+                .settled
+                .or(settled);
+        }
+        assert!(settled.is_some(), "the start settles");
+        // An arm held still across the rim below the board, over none of its squares.
+        let geometry = tracker.geometry().unwrap();
+        let rim = arm_over(&frame, geometry.to_image(4.0, 9.3));
+        for i in 7..10 {
+            let report = tracker.analyse(&rim, i as f64 * 0.1, i).unwrap();
+            assert!(report.reach, "at {i}");
+            assert_eq!(report.view, View::Clear, "at {i}");
+            assert!(report.settled.is_some(), "still believed at {i}");
+        }
+
+        // A man moved while no arm is in view; the arm comes back 0.3 s into the new
+        // view and stays: the view is not believed until the arm has been still as long
+        // as a small cover must.
+        let (from, to) = (0..8)
+            .find_map(|col| {
+                let to = if col > 0 { col - 1 } else { col + 1 };
+                (start.get(6, col) == Some(Color::White) && start.get(5, to).is_none())
+                    .then_some((col, to))
+            })
+            .expect("a man that can step");
+        let mut moved = start.clone();
+        moved.set(6, from, None);
+        moved.set(5, to, Some(Color::White));
+        let after = still_of(&moved, 3);
+        let after_rim = arm_over(&after, geometry.to_image(4.0, 9.3));
+        let [x, y] = geometry.to_image(4.0, 4.0);
+        let report = tracker.analyse(&arm_over(&frame, [x, y]), 2.9, 29).unwrap();
+        assert!(
+            matches!(report.view, View::Moving { .. }),
+            "{:?}",
+            report.view
+        );
+        let arm_back = 3.0 + 0.3;
+        let mut first_believed = None;
+        for i in 30..50 {
+            let time = i as f64 * 0.1;
+            let picture = if time < arm_back - 1e-9 {
+                &after
+            } else {
+                &after_rim
+            };
+            let report = tracker.analyse(picture, time, i).unwrap();
+            if report.settled.is_some() && first_believed.is_none() {
+                first_believed = Some(time);
+            }
+        }
+        let first_believed = first_believed.expect("believed once the arm held still");
+        assert!(
+            first_believed >= arm_back + SMALL_COVER_TRUST - 1e-9,
+            "believed at {first_believed:.1} s, the arm back at {arm_back:.1} s"
+        );
     }
 
     /// The start still with a dark mark on each of `corners` (lattice points, col and row).
