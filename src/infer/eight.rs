@@ -468,6 +468,8 @@ pub struct Waiting<R> {
     pub clock: Option<f64>,
     /// The likeliest reading of a change not yet sure enough to act on.
     pub unsure: Option<R>,
+    /// When the sighting `unsure` was read on began.
+    pub unsure_since: Option<f64>,
     /// An irregular sighting not yet standing long enough to be flagged.
     pub irregular: Option<Kept>,
     /// The last sighting no explanation fitted: a piece set down on a wrong square shows
@@ -483,6 +485,12 @@ pub struct Waiting<R> {
 }
 
 impl<R> Waiting<R> {
+    /// Waits on `reading`, the likeliest of the sighting begun at `since`.
+    fn wait_on(&mut self, reading: R, since: f64) {
+        self.unsure = Some(reading);
+        self.unsure_since = Some(since);
+    }
+
     /// Whether the stage has acted on everything seen: nothing unsure, irregular or
     /// disturbed waits. The sighting it caught up on is the one [`Seen8::still`] is told
     /// against.
@@ -496,6 +504,7 @@ impl<R> Default for Waiting<R> {
         Waiting {
             clock: None,
             unsure: None,
+            unsure_since: None,
             irregular: None,
             transient: None,
             acted: false,
@@ -594,8 +603,29 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
         }
         Ranking::Clear(reading) if seen.hand_seen => reading,
         Ranking::Slipped(best) if seen.hand_seen || stage.waiting().unsure == Some(best) => {
+            let waiting = stage.waiting();
+            let first = S::first_move(&best);
+            if let Some(earlier) = waiting.unsure
+                && earlier != best
+                && waiting.unsure_since != Some(seen.since)
+                && seen.hand_seen
+                && first.is_some()
+                && S::first_move(&earlier) == first
+            {
+                // The move a slipped colour left unsure still begins the one explanation
+                // after the next hand: a look that stood through a hand is the better look
+                // waited for (Makruk 310699: the red Ruea e2-f2 read dark on f2 for the
+                // 0.5 s before Black's hand and after it; the two waited on together until
+                // the Ruea moved on to g2, and e2-g2 was recorded, Rf2 lost).
+                waiting.unsure = None;
+                waiting.unsure_since = None;
+                outcomes.push(stage.low_confidence());
+                stage.apply(first.expect("checked above"), seen, &mut outcomes);
+                outcomes.extend(observe_once(stage, seen));
+                return outcomes;
+            }
             if stood < unexplained && !stills {
-                stage.waiting().unsure = Some(best);
+                stage.waiting().wait_on(best, seen.since);
                 return outcomes;
             }
             best
@@ -606,7 +636,7 @@ fn observe_once<S: Stage>(stage: &mut S, seen: &Seen8) -> Vec<S::Outcome> {
                 // Both readings begin with the same move: that much is sure.
                 first
             } else if stood < unexplained {
-                stage.waiting().unsure = Some(best);
+                stage.waiting().wait_on(best, seen.since);
                 return outcomes;
             } else if S::is_nothing(&best) {
                 stage.resolve(seen, &mut outcomes);

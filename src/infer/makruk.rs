@@ -1158,6 +1158,29 @@ mod tests {
     }
 
     #[test]
+    fn a_move_left_unsure_by_a_slipped_colour_is_taken_when_the_next_hand_leaves_it_standing() {
+        // As on Makruk 310699: White's e3-e4 reads dark on e4 and is waited on; Black's
+        // hand comes and goes before it has stood long enough, e4 still dark. The Bia that
+        // stood through a hand is e3-e4, and Black's reply follows it.
+        let start = Position::start();
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let e4 = 4 * 8 + 4;
+        let pushed = played(&start, "e3e4");
+        let mut squares = probabilities(&pushed.occupancy(), &[0.97; 64]);
+        squares[e4] = [0.0, 0.89, 0.11];
+        assert!(game.observe(&look(&squares, 10.0)).is_empty());
+        let replied = played(&pushed, "d6d5");
+        let mut squares = probabilities(&replied.occupancy(), &[0.97; 64]);
+        squares[e4] = [0.0, 0.89, 0.11];
+        let out = game.observe(&look(&squares, 12.5));
+        assert_eq!(sans(&out), ["e4", "d5"], "{out:?}");
+        assert!(
+            matches!(out.first(), Some(Outcome::LowConfidence { number: 1 })),
+            "said so: {out:?}"
+        );
+    }
+
+    #[test]
     fn a_figure_read_as_the_other_sides_on_its_own_square_is_no_disturbance() {
         let start = Position::start();
         let mut game = MakrukInference::new(start.clone(), InferOptions::default());
