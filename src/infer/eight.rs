@@ -968,6 +968,17 @@ impl<K: Copy> Differences<K> {
         self.contradicted(seen, rules)
     }
 
+    /// Remembers, with no flag due, every square not yet known where the sighting
+    /// confidently contradicts the rules' position though its picture is as it was when
+    /// the stage last caught up ([`Seen8::still`]): nothing came or went there, whatever
+    /// hand was over the board, so the change is the square reader's. Returns the squares
+    /// added.
+    pub fn doubt_still(&mut self, seen: &Seen8, rules: &Occupancy) -> Vec<Cell> {
+        self.contradicted_where(seen, rules, |(row, col), _| {
+            seen.still & (1 << (row * 8 + col)) != 0
+        })
+    }
+
     /// Remembers, with no flag due, the squares of `squares` (bit `row * 8 + col`) where
     /// the sighting shows a piece the rules' position does not have: squares the stage
     /// knows the reader to see wrongly there ([`around`] a move's squares). Returns the

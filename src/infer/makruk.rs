@@ -635,6 +635,16 @@ impl MakrukInference {
 
     fn irregular(&mut self, seen: &Seen8, outcomes: &mut Vec<Outcome>) {
         let rules = self.position.occupancy();
+        // A square read against the record whose picture has not changed since the stage
+        // last caught up: the hand over the board took or brought no figure there
+        // (Makruk 310706, `hard` light: White's Ruea on h1 read bare from the start, ever
+        // more surely; the sighting of Black's a6-a5 read it bare past doubt, its picture
+        // unchanged, and it was flagged removed). Not with no hand: after a knock the
+        // view caught up on may already show the knocked board (310658, a `board-knock`:
+        // c4 doubted so, and Black's last move was taken back for it).
+        if seen.hand_seen {
+            self.differences.doubt_still(seen, &rules);
+        }
         let read = self.differences.reading_against(seen, &rules);
         let (changed, appeared, vanished) = changes(&rules, &read);
         if changed.is_empty() {
@@ -1178,6 +1188,40 @@ mod tests {
             matches!(out.first(), Some(Outcome::LowConfidence { number: 1 })),
             "said so: {out:?}"
         );
+    }
+
+    #[test]
+    fn a_figure_read_bare_where_its_picture_stood_still_is_no_disturbance_beside_a_move() {
+        // As on Makruk 310706: White's Ruea on h1 reads bare past doubt in the sighting
+        // of White's e3-e4, its picture as it was; the move is recorded and nothing
+        // flagged. With its picture changed, the same reading is a figure removed.
+        let start = Position::start();
+        let after = played(&start, "e3e4");
+        let h1 = 7 * 8 + 7;
+        let mut squares = probabilities(&after.occupancy(), &[0.97; 64]);
+        squares[h1] = [0.91, 0.0, 0.09];
+        let sighting = |still: u64, now: f64| Seen8 {
+            still,
+            now,
+            ..look(&squares, 1.0)
+        };
+        // Every square but e3 and e4 looks as it did.
+        let unchanged = !(1 << (5 * 8 + 4)) & !(1 << (4 * 8 + 4));
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let mut out = Vec::new();
+        for now in [1.3, 2.0, 3.0, 4.0] {
+            out.extend(game.observe(&sighting(unchanged, now)));
+        }
+        assert_eq!(sans(&out), ["e4"], "{out:?}");
+        assert!(flags(&out).is_empty(), "{out:?}");
+
+        let mut game = MakrukInference::new(start.clone(), InferOptions::default());
+        let mut out = Vec::new();
+        for now in [1.3, 2.0, 3.0, 4.0] {
+            out.extend(game.observe(&sighting(unchanged & !(1 << h1), now)));
+        }
+        assert_eq!(sans(&out), ["e4"], "{out:?}");
+        assert!(!flags(&out).is_empty(), "{out:?}");
     }
 
     #[test]
