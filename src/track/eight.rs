@@ -1753,14 +1753,7 @@ mod tests {
     fn a_run_believed_before_an_arm_came_stays_believed_and_one_not_yet_believed_waits() {
         let (frame, start) = still(3);
         let mut tracker = tracker();
-        let mut settled = None;
-        for i in 0..7 {
-            settled = tracker
-                .analyse(&frame, i as f64 * 0.1, i)
-                .unwrap()
-                .settled
-                .or(settled);
-        }
+        let settled = settled_over_seven_looks(&mut tracker, &frame);
         assert!(settled.is_some(), "the start settles");
         // An arm held still across the rim below the board, over none of its squares.
         let geometry = tracker.geometry().unwrap();
@@ -1775,16 +1768,7 @@ mod tests {
         // A man moved while no arm is in view; the arm comes back 0.3 s into the new
         // view and stays: the view is not believed until the arm has been still as long
         // as a small cover must.
-        let (from, to) = (0..8)
-            .find_map(|col| {
-                let to = if col > 0 { col - 1 } else { col + 1 };
-                (start.get(6, col) == Some(Color::White) && start.get(5, to).is_none())
-                    .then_some((col, to))
-            })
-            .expect("a man that can step");
-        let mut moved = start.clone();
-        moved.set(6, from, None);
-        moved.set(5, to, Some(Color::White));
+        let (_, _, moved) = stepped(&start);
         let after = still_of(&moved, 3);
         let after_rim = arm_over(&after, geometry.to_image(4.0, 9.3));
         let [x, y] = geometry.to_image(4.0, 4.0);
@@ -1813,6 +1797,35 @@ mod tests {
             first_believed >= arm_back + SMALL_COVER_TRUST - 1e-9,
             "believed at {first_believed:.1} s, the arm back at {arm_back:.1} s"
         );
+    }
+
+    /// The last reading `tracker` settled on over seven looks at `picture`, 0.1 s apart.
+    fn settled_over_seven_looks(tracker: &mut EightTracker, picture: &Mat) -> Option<Settled8> {
+        let mut settled = None;
+        for i in 0..7 {
+            settled = tracker
+                .analyse(picture, i as f64 * 0.1, i)
+                .unwrap()
+                .settled
+                .or(settled);
+        }
+        settled
+    }
+
+    /// `start` with White's man from row 6 stepped to the dark square diagonally before
+    /// it: its column, the column it went to, and the position after.
+    fn stepped(start: &Occupancy) -> (usize, usize, Occupancy) {
+        let (from, to) = (0..8)
+            .find_map(|col| {
+                let to = if col > 0 { col - 1 } else { col + 1 };
+                (start.get(6, col) == Some(Color::White) && start.get(5, to).is_none())
+                    .then_some((col, to))
+            })
+            .expect("a man that can step");
+        let mut moved = start.clone();
+        moved.set(6, from, None);
+        moved.set(5, to, Some(Color::White));
+        (from, to, moved)
     }
 
     /// The start still with a dark mark on each of `corners` (lattice points, col and row).
@@ -1900,16 +1913,7 @@ mod tests {
     fn a_view_a_move_settles_on_with_a_hand_still_in_it_is_no_reference() {
         let (frame, start) = still(3);
         // White's man from row 6 to the dark square diagonally before it.
-        let (from, to) = (0..8)
-            .find_map(|col| {
-                let to = if col > 0 { col - 1 } else { col + 1 };
-                (start.get(6, col) == Some(Color::White) && start.get(5, to).is_none())
-                    .then_some((col, to))
-            })
-            .expect("a man that can step");
-        let mut moved = start.clone();
-        moved.set(6, from, None);
-        moved.set(5, to, Some(Color::White));
+        let (from, to, moved) = stepped(&start);
         let after = still_of(&moved, 3);
         let mut tracker = tracker();
         for i in 0..7 {
@@ -2187,14 +2191,7 @@ mod tests {
         let mut turned = Mat::default();
         opencv::core::rotate(&frame, &mut turned, opencv::core::ROTATE_180).unwrap();
         let mut tracker = tracker();
-        let mut settled = None;
-        for i in 0..7 {
-            settled = tracker
-                .analyse(&turned, i as f64 * 0.1, i)
-                .unwrap()
-                .settled
-                .or(settled);
-        }
+        let settled = settled_over_seven_looks(&mut tracker, &turned);
         let settled = settled.expect("settled");
         assert_eq!(settled.occupancy, start);
         assert_eq!(settled.occupancy.get(7, 0), Some(Color::White));
