@@ -315,12 +315,15 @@ impl MakrukInference {
     }
 
     /// The one legal move that changes exactly the squares whose pictures changed as a
-    /// piece coming or going changes them (or exactly those that changed by more than
-    /// noise, one of them that much), every other square read as standing or bare as the
-    /// board has it (a colour slip aside): the reader misread where the piece left or
-    /// arrived. `None` when no move, or more than one, does.
+    /// piece coming or going changes them, or exactly those that changed by more than
+    /// noise, every other square read as standing or bare as the board has it (a colour
+    /// slip aside): the reader misread where the piece left or arrived. A dark figure
+    /// moving between dark squares in dim light changes its two squares by less than a
+    /// piece coming or going usually does (Makruk 310714: 16 and 15), and the squares
+    /// that stirred alone, exactly one legal move's, are evidence enough. `None` when no
+    /// move, or more than one, does.
     fn shown_by_pictures(&self, seen: &Seen8) -> Option<Reading> {
-        if seen.moved == 0 {
+        if seen.moved | seen.stirred == 0 {
             return None;
         }
         let rules = self.position.occupancy();
@@ -329,8 +332,7 @@ impl MakrukInference {
         for &mv in self.position.legal_moves().iter() {
             let after = self.position.after(&mv).occupancy();
             let changed = square_bits(&changes(&rules, &after).0);
-            let pictured =
-                changed == seen.moved || (changed == seen.stirred && changed & seen.moved != 0);
+            let pictured = changed == seen.moved || changed == seen.stirred;
             if !pictured {
                 continue;
             }
@@ -1006,9 +1008,12 @@ mod tests {
         };
         let shown = game.shown_by_pictures(&pictured(h2, h1 | h2));
         assert!(matches!(shown, Some(Reading::One(_))), "{shown:?}");
-        // Not when another square stirred too, nor when none changed as a piece does.
+        // Not when another square stirred too.
         assert!(game.shown_by_pictures(&pictured(h2, h1 | h2 | 1)).is_none());
-        assert!(game.shown_by_pictures(&pictured(0, h1 | h2)).is_none());
+        // Makruk 310714, 640×480: Black's Khon f8-g7, dark on dark squares, changed f8
+        // by 16 and g7 by 15, no other square by 10; the reader saw g7 bare.
+        let shown = game.shown_by_pictures(&pictured(0, h1 | h2));
+        assert!(matches!(shown, Some(Reading::One(_))), "{shown:?}");
     }
 
     fn sans(out: &[Outcome]) -> Vec<&str> {
