@@ -16,6 +16,7 @@
 //! its per-square probabilities of empty, dark and light, which is what the inference
 //! weighs against the legal moves.
 
+use super::patches::patch_scores;
 use super::pictures::SquarePictures;
 use super::samples::{Samples, is_outer_gap};
 use super::{
@@ -961,17 +962,6 @@ fn matched_patch(
         .map(|found| [at[0] + found.offset[0], at[1] + found.offset[1]]))
 }
 
-/// How a patch of one picture matched another.
-struct PatchMatch {
-    /// From the patch's place to where it matched best, in pixels.
-    offset: [f64; 2],
-    /// The normalised correlation there, and at the place looked from.
-    best: f64,
-    unmoved: f64,
-    /// The patch's standard deviation, in grey levels.
-    spread: f64,
-}
-
 /// The largest mean absolute change of any colour channel, between two rectified looks
 /// (BGR), over the middle of any square (where its piece's body stands, `shifts` in
 /// squares). Colour, not grey: a piece may be as bright as the squares it stands on and
@@ -1001,61 +991,6 @@ fn middles_changed(before: &Mat, after: &Mat, shifts: &[[f64; 2]]) -> opencv::Re
         }
     }
     Ok(largest)
-}
-
-/// Matches the patch of `before` round `at` (`half` pixels each way) in `after` within
-/// `reach` pixels of `at` moved by `shift`; none when it is cut by the picture's edge.
-fn patch_scores(
-    before: &Mat,
-    after: &Mat,
-    at: [f64; 2],
-    shift: [f64; 2],
-    half: i32,
-    reach: i32,
-) -> opencv::Result<Option<PatchMatch>> {
-    use opencv::core::{Point, Rect, Scalar};
-    let (width, height) = (before.cols(), before.rows());
-    let fits = |x: i32, y: i32, r: i32| x - r >= 0 && y - r >= 0 && x + r < width && y + r < height;
-    let (x, y) = (at[0].round() as i32, at[1].round() as i32);
-    let (tx, ty) = (
-        (at[0] + shift[0]).round() as i32,
-        (at[1] + shift[1]).round() as i32,
-    );
-    if !fits(x, y, half) || !fits(tx, ty, half + reach) {
-        return Ok(None);
-    }
-    let patch = Mat::roi(
-        before,
-        Rect::new(x - half, y - half, 2 * half + 1, 2 * half + 1),
-    )?;
-    let side = 2 * (half + reach) + 1;
-    let area = Mat::roi(
-        after,
-        Rect::new(tx - half - reach, ty - half - reach, side, side),
-    )?;
-    let mut scores = Mat::default();
-    imgproc::match_template_def(&area, &patch, &mut scores, imgproc::TM_CCOEFF_NORMED)?;
-    let (mut best, mut best_at) = (0.0, Point::default());
-    opencv::core::min_max_loc(
-        &scores,
-        None,
-        Some(&mut best),
-        None,
-        Some(&mut best_at),
-        &opencv::core::no_array(),
-    )?;
-    let (mut mean, mut deviation) = (Scalar::default(), Scalar::default());
-    opencv::core::mean_std_dev(&patch, &mut mean, &mut deviation, &opencv::core::no_array())?;
-    let unmoved = f64::from(*scores.at_2d::<f32>(reach, reach)?);
-    Ok(Some(PatchMatch {
-        offset: [
-            f64::from(tx - x) + f64::from(best_at.x - reach),
-            f64::from(ty - y) + f64::from(best_at.y - reach),
-        ],
-        best,
-        unmoved,
-        spread: deviation[0],
-    }))
 }
 
 /// The shortest side, in pixels, of a board worth following: 4 px a square. The locator

@@ -23,6 +23,7 @@
 //!    ([`TrackerOptions::settle_seconds`]): one glare frame or one misread changes nothing.
 
 pub mod eight;
+pub mod patches;
 pub mod pictures;
 pub mod samples;
 

@@ -1,0 +1,73 @@
+//! A patch of one picture looked for in another: where a piece or stone went when it
+//! was pushed, found by normalised correlation rather than by any reader's classes, so
+//! that it holds where the readers' colours do not.
+
+use opencv::core::Mat;
+use opencv::imgproc;
+use opencv::prelude::*;
+
+/// How a patch of one picture matched another.
+pub struct PatchMatch {
+    /// From the patch's place to where it matched best, in pixels.
+    pub offset: [f64; 2],
+    /// The normalised correlation there, and at the place looked from.
+    pub best: f64,
+    pub unmoved: f64,
+    /// The patch's standard deviation, in grey levels.
+    pub spread: f64,
+}
+
+/// Matches the patch of `before` round `at` (`half` pixels each way) in `after` within
+/// `reach` pixels of `at` moved by `shift`; none when it is cut by the picture's edge.
+pub fn patch_scores(
+    before: &Mat,
+    after: &Mat,
+    at: [f64; 2],
+    shift: [f64; 2],
+    half: i32,
+    reach: i32,
+) -> opencv::Result<Option<PatchMatch>> {
+    use opencv::core::{Point, Rect, Scalar};
+    let (width, height) = (before.cols(), before.rows());
+    let fits = |x: i32, y: i32, r: i32| x - r >= 0 && y - r >= 0 && x + r < width && y + r < height;
+    let (x, y) = (at[0].round() as i32, at[1].round() as i32);
+    let (tx, ty) = (
+        (at[0] + shift[0]).round() as i32,
+        (at[1] + shift[1]).round() as i32,
+    );
+    if !fits(x, y, half) || !fits(tx, ty, half + reach) {
+        return Ok(None);
+    }
+    let patch = Mat::roi(
+        before,
+        Rect::new(x - half, y - half, 2 * half + 1, 2 * half + 1),
+    )?;
+    let side = 2 * (half + reach) + 1;
+    let area = Mat::roi(
+        after,
+        Rect::new(tx - half - reach, ty - half - reach, side, side),
+    )?;
+    let mut scores = Mat::default();
+    imgproc::match_template_def(&area, &patch, &mut scores, imgproc::TM_CCOEFF_NORMED)?;
+    let (mut best, mut best_at) = (0.0, Point::default());
+    opencv::core::min_max_loc(
+        &scores,
+        None,
+        Some(&mut best),
+        None,
+        Some(&mut best_at),
+        &opencv::core::no_array(),
+    )?;
+    let (mut mean, mut deviation) = (Scalar::default(), Scalar::default());
+    opencv::core::mean_std_dev(&patch, &mut mean, &mut deviation, &opencv::core::no_array())?;
+    let unmoved = f64::from(*scores.at_2d::<f32>(reach, reach)?);
+    Ok(Some(PatchMatch {
+        offset: [
+            f64::from(tx - x) + f64::from(best_at.x - reach),
+            f64::from(ty - y) + f64::from(best_at.y - reach),
+        ],
+        best,
+        unmoved,
+        spread: deviation[0],
+    }))
+}
