@@ -149,6 +149,10 @@ pub struct GoInference {
     /// The physical board as last acted on.
     board: Occupancy,
     discrepancies: BTreeMap<Point, Discrepancy>,
+    /// Stones flagged pushed off their points ([`GoInference::pushed`]), by colour: the
+    /// stone is still there, and its point read bare later (a camera moved, the light
+    /// changed) is that stone off its point, not a stone removed.
+    slid: BTreeMap<Point, Color>,
     last_stone: Option<Point>,
     /// The rules' position before the last stone was played, to play it elsewhere when it
     /// is taken back and put down again; `None` once anything else was played since.
@@ -164,6 +168,7 @@ impl GoInference {
             position,
             board,
             discrepancies: BTreeMap::new(),
+            slid: BTreeMap::new(),
             last_stone: None,
             before_last: None,
             next_flag_id: 1,
@@ -231,6 +236,28 @@ impl GoInference {
         self.position.moves_played()
     }
 
+    /// Stones the camera saw pushed off their points (`points`, `[row, col]`), their
+    /// points still read as before: a displacement flag (TGA 25) per colour for those the
+    /// record has a stone on. A point the record holds bare is a misreading's business.
+    pub fn pushed(&mut self, points: &[[usize; 2]]) -> Vec<Outcome> {
+        let number = Some(self.position.moves_played()).filter(|&n| n > 0);
+        [Color::Black, Color::White]
+            .into_iter()
+            .filter_map(|color| {
+                let stones: Vec<Point> = points
+                    .iter()
+                    .map(|&[row, col]| Point::new(row as u8, col as u8))
+                    .filter(|&p| self.position.board().get(p) == Some(color))
+                    .collect();
+                (!stones.is_empty()).then(|| {
+                    self.slid.extend(stones.iter().map(|&p| (p, color)));
+                    let message = describe(FlagKind::Displaced, &stones, Some(color));
+                    self.flag(FlagKind::Displaced, stones, number, Some(color), message)
+                })
+            })
+            .collect()
+    }
+
     /// An operator says `color` passed (a pass cannot be seen).
     pub fn pass(&mut self, color: Color) -> Vec<Outcome> {
         let mut outcomes = Vec::new();
@@ -291,6 +318,12 @@ impl GoInference {
                 settled_right.push(point);
             } else if now == discrepancy.shown {
                 corrected.set(row, col, discrepancy.expected);
+            }
+        }
+        for (&point, &color) in &self.slid {
+            let (row, col) = (point.row as usize, point.col as usize);
+            if seen.occupancy.get(row, col).is_none() && !self.discrepancies.contains_key(&point) {
+                corrected.set(row, col, Some(color));
             }
         }
         let rules_board = self.position.board().to_occupancy();
@@ -569,6 +602,10 @@ impl GoInference {
                 points: misread,
             });
         }
+        // A slid stone captured since, or replaced, is no longer off its point.
+        let position = &self.position;
+        self.slid
+            .retain(|&p, &mut color| position.board().get(p) == Some(color));
         self.board = seen.occupancy.clone();
         outcomes
     }
@@ -1600,5 +1637,33 @@ mod tests {
             "{out:?}"
         );
         assert!(moves(&out).is_empty());
+    }
+
+    #[test]
+    fn tga_25_a_stone_seen_pushed_on_its_point_is_displaced_and_its_point_read_bare_later_is_that_stone()
+     {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let a = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&a, &SURE, 1.0, 1.2));
+        let b = board(&[".....", ".....", "..B..", ".W...", "....."]);
+        game.observe(&seen(&b, &SURE, 2.0, 2.2));
+        // The camera saw cc's stone pushed, and a stone at ee, where the record has none.
+        let out = game.pushed(&[[2, 2], [4, 4]]);
+        assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+        let Outcome::Flag(flag) = &out[0] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(flag.points, [Point::new(2, 2)]);
+        assert_eq!(flag.color, Some(Color::Black));
+        assert_eq!(flag.move_number, Some(2));
+        // Seen from a moved camera, the stone off its point reads bare: no stone removed.
+        let bare = board(&[".....", ".....", ".....", ".W...", "....."]);
+        let out = game.observe(&seen(&bare, &SURE, 3.0, 5.0));
+        assert!(flags(&out).is_empty() && moves(&out).is_empty(), "{out:?}");
+        // Black plays on: an ordinary move.
+        let on = board(&[".....", ".....", ".....", ".W...", "...B."]);
+        let out = game.observe(&seen(&on, &SURE, 6.0, 6.2));
+        assert_eq!(moves(&out), [(Color::Black, "de".to_string())]);
+        assert!(flags(&out).is_empty(), "{out:?}");
     }
 }

@@ -1423,6 +1423,26 @@ impl Session {
         let Some(inference) = self.inference.as_mut() else {
             return Ok(());
         };
+        if !settled.slid.is_empty() {
+            // Pushed off their points with their points still read the same: no change
+            // of the position shows it, so it is raised here or not at all.
+            let outcomes = inference.pushed(&settled.slid);
+            if !outcomes.is_empty() {
+                let confidence = f64::from(settled.confidence_at(&settled.slid));
+                let pictures = Some((evidence::reduce(&frame.image)?, tracker.geometry()));
+                self.write_outcomes(
+                    &outcomes,
+                    settled.since,
+                    confidence,
+                    pictures,
+                    None,
+                    on_line,
+                )?;
+            }
+        }
+        let Some(inference) = self.inference.as_mut() else {
+            return Ok(());
+        };
         if &settled.occupancy == inference.board() {
             // Nothing new: whatever the hand did, it left the board as it was. Unless it
             // is still there, or the reading already shows what it did: a view settles
@@ -2069,6 +2089,7 @@ mod tests {
             since_index: 0,
             frames: 5,
             between: Vec::new(),
+            slid: Vec::new(),
         };
         assert!(unsure_points(&settled(&confidence)).is_empty());
         // Go 100329 read two points at about one half for as long as it was looked at.

