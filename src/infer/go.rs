@@ -73,9 +73,6 @@ pub struct Seen<'a> {
     /// Neighbouring points, both bare, with a stone seen on the line between them: one
     /// pushed half a point off its own.
     pub between: &'a [[[usize; 2]; 2]],
-    /// Points whose picture changed since the last settled view as a stone's coming or
-    /// going does (`track::Settled::stirred`): a stone is there, whatever its colour reads.
-    pub stirred: &'a [[usize; 2]],
 }
 
 /// What a flag is about, for the log and the record.
@@ -261,72 +258,6 @@ impl GoInference {
             .collect()
     }
 
-    /// A hand came and went, the reading shows no change, and the camera saw the picture
-    /// of `point` (`[row, col]`), bare in the record, change as a stone's coming does: the
-    /// stone the side to move put down there, which the reader missed or had misread
-    /// there before it came (held-out Go 100566: a pale glare on the edge read White at ci
-    /// from 25 s; White's stone put there at 43.8 s changed nothing the reader saw, the
-    /// move was lost and White's next one not flagged a double move). Taken as that
-    /// side's move, with a note that the reader did not see it; nothing when the stone
-    /// would be illegal or the point reads the other colour.
-    pub fn stone_unseen(&mut self, point: [usize; 2], seen: &Seen) -> Vec<Outcome> {
-        let [row, col] = point;
-        let stone = Point::new(row as u8, col as u8);
-        let color = self.position.to_move();
-        let shown = seen.occupancy.get(row, col);
-        if self.position.board().get(stone).is_some()
-            || shown.is_some_and(|c| c != color)
-            || self
-                .position
-                .clone()
-                .play(color, Move::Play(stone))
-                .is_err()
-        {
-            return Vec::new();
-        }
-        self.discrepancies.remove(&stone);
-        let mut placed = seen.occupancy.clone();
-        placed.set(row, col, Some(color));
-        // What this stage last saw there was the reader's misreading, not the stone.
-        self.board.set(row, col, None);
-        let mut outcomes = self.observe(&Seen {
-            occupancy: &placed,
-            ..*seen
-        });
-        let played = outcomes
-            .iter()
-            .any(|o| matches!(o, Outcome::Move { mv: Move::Play(p), .. } if *p == stone));
-        if played && shown.is_none() {
-            // The reader goes on seeing the point bare: that is the stone it misses.
-            self.discrepancies.insert(
-                stone,
-                Discrepancy {
-                    expected: Some(color),
-                    shown: None,
-                    flag: None,
-                    captured_by: None,
-                },
-            );
-        }
-        self.board = seen.occupancy.clone();
-        if !played {
-            return outcomes;
-        }
-        outcomes.push(Outcome::Unsure {
-            points: vec![stone],
-            message: format!(
-                "the picture at {} changed as a stone's coming does while the reader {}: \
-                 taken as {color:?}'s stone",
-                stone.to_sgf(),
-                match shown {
-                    Some(_) => "had read a stone there before",
-                    None => "sees none",
-                }
-            ),
-        });
-        outcomes
-    }
-
     /// An operator says `color` passed (a pass cannot be seen).
     pub fn pass(&mut self, color: Color) -> Vec<Outcome> {
         let mut outcomes = Vec::new();
@@ -473,16 +404,7 @@ impl GoInference {
                 .map(|[row, col]| Point::new(row as u8, col as u8))
                 .collect();
             if !unsure.is_empty() {
-                // A stone whose picture came with the hand is there; only its colour is in
-                // doubt, and a colour flickering between the two keeps the view from
-                // standing still long enough (held-out Go 100564, hard light: Black's gd
-                // read White at 0.50, then bare, until White's next stone made it a
-                // double move).
-                let came = unsure.iter().all(|p| {
-                    seen.stirred
-                        .contains(&[usize::from(p.row), usize::from(p.col)])
-                });
-                if !self.options.stills && stood < self.options.confirm_seconds && !came {
+                if !self.options.stills && stood < self.options.confirm_seconds {
                     return outcomes;
                 }
                 let mut recoloured = corrected.clone();
@@ -622,16 +544,11 @@ impl GoInference {
                 }
                 return outcomes;
             }
-            // A stone read unsurely whose picture came with the hand is there.
             let unsure = self
                 .board
                 .differences(seen.occupancy)
                 .iter()
-                .any(|&[row, col]| {
-                    seen.confidence[row * size + col] < 0.6
-                        && !(seen.occupancy.get(row, col).is_some()
-                            && seen.stirred.contains(&[row, col]))
-                });
+                .any(|&[row, col]| seen.confidence[row * size + col] < 0.6);
             if (seen.hands == 0 || unsure) && stood < self.options.unexplained_seconds {
                 return outcomes;
             }
@@ -1146,7 +1063,6 @@ mod tests {
             now,
             hands: 1,
             between: &[],
-            stirred: &[],
         }
     }
 
@@ -1387,7 +1303,6 @@ mod tests {
         let pushed = [[[1, 1], [2, 1]]];
         let out = game.observe(&Seen {
             between: &pushed,
-            stirred: &[],
             ..seen(&gone, &SURE, 3.0, 4.6)
         });
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
@@ -1477,7 +1392,6 @@ mod tests {
         let pushed = [[[3, 1], [3, 2]]];
         let out = game.observe(&Seen {
             between: &pushed,
-            stirred: &[],
             ..seen(&gone, &SURE, at, at + 1.6)
         });
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
@@ -1751,78 +1665,5 @@ mod tests {
         let out = game.observe(&seen(&on, &SURE, 6.0, 6.2));
         assert_eq!(moves(&out), [(Color::Black, "de".to_string())]);
         assert!(flags(&out).is_empty(), "{out:?}");
-    }
-
-    #[test]
-    fn a_stone_whose_picture_came_with_a_hand_that_changed_no_reading_is_the_move_to_play() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let a = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&a, &SURE, 1.0, 1.2));
-        // White's stone at dd changed its picture; the reader sees the point bare.
-        let out = game.stone_unseen([3, 3], &seen(&a, &SURE, 2.0, 2.2));
-        assert_eq!(moves(&out), [(Color::White, "dd".to_string())], "{out:?}");
-        assert!(flags(&out).is_empty(), "{out:?}");
-        assert!(
-            out.iter().any(
-                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(3, 3)])
-            ),
-            "said so: {out:?}"
-        );
-        // The reader goes on missing it: Black's next move is all that changed.
-        let b = board(&[".....", ".....", "..B..", ".....", "B...."]);
-        let out = game.observe(&seen(&b, &SURE, 3.0, 3.2));
-        assert_eq!(moves(&out), [(Color::Black, "ae".to_string())], "{out:?}");
-        assert!(flags(&out).is_empty(), "{out:?}");
-        // Not where the record has a stone, nor where the other colour is read.
-        assert!(
-            game.stone_unseen([2, 2], &seen(&b, &SURE, 4.0, 4.2))
-                .is_empty()
-        );
-        let c = board(&[".....", "....B", "..B..", ".....", "B...."]);
-        assert!(
-            game.stone_unseen([1, 4], &seen(&c, &SURE, 4.0, 4.2))
-                .is_empty()
-        );
-    }
-
-    #[test]
-    fn a_stone_misread_before_it_came_is_the_move_when_its_picture_comes_with_the_hand() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        // Black's cc, and a pale glare at ee read White under the same hand: not a move.
-        let a = board(&[".....", ".....", "..B..", ".....", "....W"]);
-        let out = game.observe(&seen(&a, &SURE, 1.0, 1.2));
-        assert_eq!(moves(&out), [(Color::Black, "cc".to_string())], "{out:?}");
-        // White puts a stone on ee: the reading does not change, its picture does.
-        let out = game.stone_unseen([4, 4], &seen(&a, &SURE, 2.0, 2.2));
-        assert_eq!(moves(&out), [(Color::White, "ee".to_string())], "{out:?}");
-        // White again at aa: a double move, the stone at ee standing.
-        let b = board(&["W....", ".....", "..B..", ".....", "....W"]);
-        let out = game.observe(&seen(&b, &SURE, 3.0, 3.2));
-        assert_eq!(flags(&out), [FlagKind::DoubleMove], "{out:?}");
-    }
-
-    #[test]
-    fn a_stone_of_unsure_colour_whose_picture_came_with_the_hand_follows_the_turn_at_once() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&one, &SURE, 1.0, 1.2));
-        // White's stone read black at one half, the view just settled.
-        let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
-        let mut unsure = SURE;
-        unsure[5 + 1] = 0.5;
-        let read = seen(&two, &unsure, 2.0, 2.2);
-        assert!(game.observe(&read).is_empty(), "no picture: waits");
-        let out = game.observe(&Seen {
-            stirred: &[[1, 1]],
-            ..read
-        });
-        assert_eq!(moves(&out), [(Color::White, "bb".to_string())], "{out:?}");
-        assert!(flags(&out).is_empty(), "{out:?}");
-        assert!(
-            out.iter().any(
-                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(1, 1)])
-            ),
-            "said so: {out:?}"
-        );
     }
 }

@@ -1451,40 +1451,6 @@ impl Session {
             // White's edge stone came 0.3 s after the unchanged view settled, was taken
             // as a change no hand made, waited, and was merged with Black's reply).
             let reading_changed = reading.is_some_and(|reading| reading != inference.board());
-            // A hand's visit that changed one point's picture as a stone's coming does,
-            // with the reader seeing nothing new: the stone it missed (or had misread
-            // there before it came).
-            if self.hands.count() > 0
-                && settled.slid.is_empty()
-                && let [point] = settled.stirred.as_slice()
-            {
-                let outcomes = inference.stone_unseen(
-                    *point,
-                    &Seen {
-                        occupancy: &settled.occupancy,
-                        confidence: &settled.confidence,
-                        since: settled.since,
-                        now: frame.time,
-                        hands: self.hands.count(),
-                        between: &settled.between,
-                        stirred: &settled.stirred,
-                    },
-                );
-                if !outcomes.is_empty() {
-                    let confidence = f64::from(settled.confidence_at(&[*point]));
-                    let pictures = Some((evidence::reduce(&frame.image)?, tracker.geometry()));
-                    self.write_outcomes(
-                        &outcomes,
-                        settled.since,
-                        confidence,
-                        pictures,
-                        None,
-                        on_line,
-                    )?;
-                    self.hands.restart();
-                    return Ok(());
-                }
-            }
             if !self.hands.recent(frame.time) && !reading_changed {
                 self.hands.restart();
             }
@@ -1501,7 +1467,6 @@ impl Session {
             now: frame.time,
             hands: self.hands.count(),
             between: &settled.between,
-            stirred: &settled.stirred,
         });
         if std::env::var_os("KRADAN_TRACE").is_some() {
             // What the rules stage was shown and made of it, for whoever tunes it.
@@ -1519,12 +1484,11 @@ impl Session {
                 })
                 .collect();
             eprintln!(
-                "{:8.2} observe since={:.2} hand={} changes={} stirred={:?} -> {:?}",
+                "{:8.2} observe since={:.2} hand={} changes={} -> {:?}",
                 frame.time,
                 settled.since,
                 self.hands.count(),
                 changes.join(","),
-                settled.stirred,
                 outcomes
                     .iter()
                     .map(|o| match o {
@@ -2126,7 +2090,6 @@ mod tests {
             frames: 5,
             between: Vec::new(),
             slid: Vec::new(),
-            stirred: Vec::new(),
         };
         assert!(unsure_points(&settled(&confidence)).is_empty());
         // Go 100329 read two points at about one half for as long as it was looked at.

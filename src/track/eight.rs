@@ -16,7 +16,7 @@
 //! its per-square probabilities of empty, dark and light, which is what the inference
 //! weighs against the legal moves.
 
-use super::patches::patch_scores;
+use super::patches::{Push, patch_scores, pushed_against_the_rest};
 use super::pictures::SquarePictures;
 use super::samples::{Samples, is_outer_gap};
 use super::{
@@ -1105,26 +1105,16 @@ fn pushed_pieces(
             }
         }
     }
-    let median = |axis: usize| {
-        let mut values: Vec<f64> = matched.iter().map(|(_, f)| f.offset[axis]).collect();
-        values.sort_by(f64::total_cmp);
-        values.get(values.len() / 2).copied().unwrap_or(0.0)
-    };
-    let picture_moved = [median(0), median(1)];
-    let pushed: Vec<[usize; 2]> = matched
-        .iter()
-        .filter(|(_, found)| {
-            let moved = (found.offset[0] - picture_moved[0])
-                .hypot(found.offset[1] - picture_moved[1])
-                / cell;
-            (SLID..=SLID_AT_MOST).contains(&moved) && found.best - found.unmoved >= SLIDE_GAIN
-        })
-        .map(|&(square, _)| square)
-        .collect();
-    if pushed.len() > PUSHED_AT_MOST {
-        return Ok(Vec::new());
-    }
-    Ok(pushed)
+    Ok(pushed_against_the_rest(
+        &matched,
+        cell,
+        &Push {
+            least: SLID,
+            most: SLID_AT_MOST,
+            gain: SLIDE_GAIN,
+            at_most: PUSHED_AT_MOST,
+        },
+    ))
 }
 
 /// How long a still view whose only unexplained changes are the fewest that count as a

@@ -71,3 +71,42 @@ pub fn patch_scores(
         spread: deviation[0],
     }))
 }
+
+/// How a push shows against the rest: moved between `least` and `most` of a cell, matching
+/// better there than where it stood by `gain`, and no more than `at_most` moved so (more
+/// moving together is the picture moving under them).
+pub struct Push {
+    pub least: f64,
+    pub most: f64,
+    pub gain: f64,
+    pub at_most: usize,
+}
+
+/// The places of `matched` (each with its patch as found in the later picture) pushed as
+/// `push` says, against the way the median patch moved, at `cell` pixels a cell.
+pub fn pushed_against_the_rest(
+    matched: &[([usize; 2], PatchMatch)],
+    cell: f64,
+    push: &Push,
+) -> Vec<[usize; 2]> {
+    let median = |axis: usize| {
+        let mut values: Vec<f64> = matched.iter().map(|(_, f)| f.offset[axis]).collect();
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or(0.0)
+    };
+    let picture_moved = [median(0), median(1)];
+    let pushed: Vec<[usize; 2]> = matched
+        .iter()
+        .filter(|(_, found)| {
+            let moved = (found.offset[0] - picture_moved[0])
+                .hypot(found.offset[1] - picture_moved[1])
+                / cell;
+            (push.least..=push.most).contains(&moved) && found.best - found.unmoved >= push.gain
+        })
+        .map(|&(place, _)| place)
+        .collect();
+    if pushed.len() > push.at_most {
+        return Vec::new();
+    }
+    pushed
+}
