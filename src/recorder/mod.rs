@@ -1420,10 +1420,9 @@ impl Session {
                 return Ok(());
             }
         }
-        let Some(inference) = self.inference.as_mut() else {
-            return Ok(());
-        };
-        if !settled.slid.is_empty() {
+        if !settled.slid.is_empty()
+            && let Some(inference) = self.inference.as_mut()
+        {
             // Pushed off their points with their points still read the same: no change
             // of the position shows it, so it is raised here or not at all.
             let outcomes = inference.pushed(&settled.slid);
