@@ -258,6 +258,86 @@ impl GoInference {
             .collect()
     }
 
+    /// A hand came and went, the reading shows no change, and the camera saw the picture
+    /// of `point` (`[row, col]`), bare in the record, change as a stone's coming does: the
+    /// stone the side to move put down there, which the reader misses (a white stone on
+    /// a pale glare, or on bright wood in a small picture) or had misread there before it
+    /// came. Held-out Go 100566: a glare on the edge read White at ci from 25 s; White's
+    /// stone put there at 43.8 s changed nothing the reader saw, the move was lost and
+    /// White's next one not flagged a double move. Go 100529 (19×19 at 640×480): two white
+    /// stones read bare, each followed by a false double move.
+    ///
+    /// Taken as that side's move, with a note that the reader did not see it; nothing when
+    /// the stone would be illegal, the point reads the other colour, or the reader's stone
+    /// there was not set aside as a misreading.
+    pub fn stone_came_unseen(&mut self, point: [usize; 2], seen: &Seen) -> Vec<Outcome> {
+        let [row, col] = point;
+        let stone = Point::new(row as u8, col as u8);
+        let color = self.position.to_move();
+        let shown = seen.occupancy.get(row, col);
+        let known = self.discrepancies.get(&stone).cloned();
+        let misread_before = known
+            .as_ref()
+            .is_some_and(|d| d.expected.is_none() && d.shown == Some(color) && d.flag.is_none());
+        let unseen = shown.is_none() && known.is_none();
+        if !(misread_before || unseen)
+            || self.position.board().get(stone).is_some()
+            || self
+                .position
+                .clone()
+                .play(color, Move::Play(stone))
+                .is_err()
+        {
+            return Vec::new();
+        }
+        self.discrepancies.remove(&stone);
+        let mut placed = seen.occupancy.clone();
+        placed.set(row, col, Some(color));
+        // What this stage last saw there was the reader's misreading, not the stone.
+        self.board.set(row, col, None);
+        let mut outcomes = self.observe(&Seen {
+            occupancy: &placed,
+            ..*seen
+        });
+        let played = outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Move { mv: Move::Play(p), .. } if *p == stone));
+        self.board = seen.occupancy.clone();
+        if let Some(known) = known.filter(|_| !played) {
+            // Not explained as that move: the misreading stays known as it was.
+            self.discrepancies.insert(stone, known);
+        }
+        if !played {
+            return outcomes;
+        }
+        if unseen {
+            // The reader goes on seeing the point bare: that is the stone it misses.
+            self.discrepancies.insert(
+                stone,
+                Discrepancy {
+                    expected: Some(color),
+                    shown: None,
+                    flag: None,
+                    captured_by: None,
+                },
+            );
+        }
+        outcomes.push(Outcome::Unsure {
+            points: vec![stone],
+            message: format!(
+                "the picture at {} changed as a stone's coming does under this hand while \
+                 the reader {}: taken as {color:?}'s stone",
+                stone.to_sgf(),
+                if unseen {
+                    "sees none"
+                } else {
+                    "had misread a stone there before it came"
+                }
+            ),
+        });
+        outcomes
+    }
+
     /// An operator says `color` passed (a pass cannot be seen).
     pub fn pass(&mut self, color: Color) -> Vec<Outcome> {
         let mut outcomes = Vec::new();
@@ -1665,5 +1745,54 @@ mod tests {
         let out = game.observe(&seen(&on, &SURE, 6.0, 6.2));
         assert_eq!(moves(&out), [(Color::Black, "de".to_string())]);
         assert!(flags(&out).is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_stone_whose_picture_came_with_a_hand_that_changed_no_reading_is_the_move_to_play() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let a = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&a, &SURE, 1.0, 1.2));
+        // White's stone at dd changed its picture; the reader sees the point bare.
+        let out = game.stone_came_unseen([3, 3], &seen(&a, &SURE, 2.0, 2.2));
+        assert_eq!(moves(&out), [(Color::White, "dd".to_string())], "{out:?}");
+        assert!(flags(&out).is_empty(), "{out:?}");
+        assert!(
+            out.iter().any(
+                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(3, 3)])
+            ),
+            "said so: {out:?}"
+        );
+        // The reader goes on missing it: Black's next move is all that changed.
+        let b = board(&[".....", ".....", "..B..", ".....", "B...."]);
+        let out = game.observe(&seen(&b, &SURE, 3.0, 3.2));
+        assert_eq!(moves(&out), [(Color::Black, "ae".to_string())], "{out:?}");
+        assert!(flags(&out).is_empty(), "{out:?}");
+        // Not where the record has a stone, nor where the other colour is read.
+        assert!(
+            game.stone_came_unseen([2, 2], &seen(&b, &SURE, 4.0, 4.2))
+                .is_empty()
+        );
+        let c = board(&[".....", "....B", "..B..", ".....", "B...."]);
+        assert!(
+            game.stone_came_unseen([1, 4], &seen(&c, &SURE, 4.0, 4.2))
+                .is_empty()
+        );
+        assert_eq!(game.moves_played(), 3);
+    }
+
+    #[test]
+    fn a_stone_misread_before_it_came_is_the_move_when_its_picture_comes_with_the_hand() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        // Black's cc, and a pale glare at ee read White under the same hand: not a move.
+        let a = board(&[".....", ".....", "..B..", ".....", "....W"]);
+        let out = game.observe(&seen(&a, &SURE, 1.0, 1.2));
+        assert_eq!(moves(&out), [(Color::Black, "cc".to_string())], "{out:?}");
+        // White puts a stone on ee: the reading does not change, its picture does.
+        let out = game.stone_came_unseen([4, 4], &seen(&a, &SURE, 2.0, 2.2));
+        assert_eq!(moves(&out), [(Color::White, "ee".to_string())], "{out:?}");
+        // White again at aa: a double move, the stone at ee standing.
+        let b = board(&["W....", ".....", "..B..", ".....", "....W"]);
+        let out = game.observe(&seen(&b, &SURE, 3.0, 3.2));
+        assert_eq!(flags(&out), [FlagKind::DoubleMove], "{out:?}");
     }
 }

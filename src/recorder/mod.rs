@@ -1450,6 +1450,39 @@ impl Session {
             // White's edge stone came 0.3 s after the unchanged view settled, was taken
             // as a change no hand made, waited, and was merged with Black's reply).
             let reading_changed = reading.is_some_and(|reading| reading != inference.board());
+            // A hand's visit that changed one point's picture as a stone's coming does,
+            // with the reader seeing nothing new: the stone it missed (or had misread
+            // there before it came).
+            if self.hands.count() > 0
+                && settled.slid.is_empty()
+                && let [point] = settled.stirred.as_slice()
+            {
+                let outcomes = inference.stone_came_unseen(
+                    *point,
+                    &Seen {
+                        occupancy: &settled.occupancy,
+                        confidence: &settled.confidence,
+                        since: settled.since,
+                        now: frame.time,
+                        hands: self.hands.count(),
+                        between: &settled.between,
+                    },
+                );
+                if !outcomes.is_empty() {
+                    let confidence = f64::from(settled.confidence_at(&[*point]));
+                    let pictures = Some((evidence::reduce(&frame.image)?, tracker.geometry()));
+                    self.write_outcomes(
+                        &outcomes,
+                        settled.since,
+                        confidence,
+                        pictures,
+                        None,
+                        on_line,
+                    )?;
+                    self.hands.restart();
+                    return Ok(());
+                }
+            }
             if !self.hands.recent(frame.time) && !reading_changed {
                 self.hands.restart();
             }
@@ -2089,6 +2122,7 @@ mod tests {
             frames: 5,
             between: Vec::new(),
             slid: Vec::new(),
+            stirred: Vec::new(),
         };
         assert!(unsure_points(&settled(&confidence)).is_empty());
         // Go 100329 read two points at about one half for as long as it was looked at.
