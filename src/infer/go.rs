@@ -303,11 +303,11 @@ impl GoInference {
             .iter()
             .any(|o| matches!(o, Outcome::Move { mv: Move::Play(p), .. } if *p == stone));
         self.board = seen.occupancy.clone();
-        if let Some(known) = known.filter(|_| !played) {
-            // Not explained as that move: the misreading stays known as it was.
-            self.discrepancies.insert(stone, known);
-        }
         if !played {
+            if let Some(known) = known {
+                // Not explained as that move: the misreading stays known as it was.
+                self.discrepancies.insert(stone, known);
+            }
             return outcomes;
         }
         if unseen {

@@ -1426,18 +1426,7 @@ impl Session {
             // Pushed off their points with their points still read the same: no change
             // of the position shows it, so it is raised here or not at all.
             let outcomes = inference.pushed(&settled.slid);
-            if !outcomes.is_empty() {
-                let confidence = f64::from(settled.confidence_at(&settled.slid));
-                let pictures = Some((evidence::reduce(&frame.image)?, tracker.geometry()));
-                self.write_outcomes(
-                    &outcomes,
-                    settled.since,
-                    confidence,
-                    pictures,
-                    None,
-                    on_line,
-                )?;
-            }
+            self.write_seen_by_picture(&outcomes, settled, &settled.slid, frame, tracker, on_line)?;
         }
         let Some(inference) = self.inference.as_mut() else {
             return Ok(());
@@ -1469,14 +1458,12 @@ impl Session {
                     },
                 );
                 if !outcomes.is_empty() {
-                    let confidence = f64::from(settled.confidence_at(&[*point]));
-                    let pictures = Some((evidence::reduce(&frame.image)?, tracker.geometry()));
-                    self.write_outcomes(
+                    self.write_seen_by_picture(
                         &outcomes,
-                        settled.since,
-                        confidence,
-                        pictures,
-                        None,
+                        settled,
+                        &[*point],
+                        frame,
+                        tracker,
                         on_line,
                     )?;
                     self.hands.restart();
@@ -1617,6 +1604,25 @@ impl Session {
     }
 
     /// Writes one decision: its evidence pair, then its events, then the SGF.
+    /// Writes what the rules stage decided from the tracker's pictures alone (`points`
+    /// changed in picture, not in reading), with the frame as evidence.
+    fn write_seen_by_picture(
+        &mut self,
+        outcomes: &[Outcome],
+        settled: &Settled,
+        points: &[[usize; 2]],
+        frame: &Frame,
+        tracker: &Tracker,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), RecorderError> {
+        if outcomes.is_empty() {
+            return Ok(());
+        }
+        let confidence = f64::from(settled.confidence_at(points));
+        let pictures = Some((evidence::reduce(&frame.image)?, tracker.geometry()));
+        self.write_outcomes(outcomes, settled.since, confidence, pictures, None, on_line)
+    }
+
     fn write_outcomes(
         &mut self,
         outcomes: &[Outcome],

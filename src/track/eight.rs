@@ -16,7 +16,7 @@
 //! its per-square probabilities of empty, dark and light, which is what the inference
 //! weighs against the legal moves.
 
-use super::patches::{Push, patch_scores, pushed_against_the_rest};
+use super::patches::{Push, middle_changes, patch_scores, pushed_against_the_rest};
 use super::pictures::SquarePictures;
 use super::samples::{Samples, is_outer_gap};
 use super::{
@@ -968,29 +968,18 @@ fn matched_patch(
 /// differ in hue only (Makruk 310363, `varied`: red figures on a dark brown board under dim
 /// light, knocked to the next squares, changed the grey middles by less than [`STIRRED`]).
 fn middles_changed(before: &Mat, after: &Mat, shifts: &[[f64; 2]]) -> opencv::Result<f64> {
-    use opencv::core::Rect;
-    let mut change = Mat::default();
-    opencv::core::absdiff(before, after, &mut change)?;
-    let cell = f64::from(CELL);
-    let half = (MIDDLE * cell).round() as i32;
-    let (width, height) = (change.cols(), change.rows());
-    let mut largest = 0.0_f64;
-    for row in 0..SQUARES {
-        for col in 0..SQUARES {
+    let half = (MIDDLE * f64::from(CELL)).round() as i32;
+    let centres = (0..SQUARES).flat_map(|row| {
+        (0..SQUARES).map(move |col| {
             let [x, y] = squares::in_square(row, col, squares::shift_of(shifts, row, col));
-            let (x, y) = (x.round() as i32, y.round() as i32);
-            if x - half < 0 || y - half < 0 || x + half >= width || y + half >= height {
-                continue;
-            }
-            let middle = Mat::roi(
-                &change,
-                Rect::new(x - half, y - half, 2 * half + 1, 2 * half + 1),
-            )?;
-            let means = opencv::core::mean_def(&middle)?;
-            largest = largest.max(means[0].max(means[1]).max(means[2]));
-        }
-    }
-    Ok(largest)
+            [x.round() as i32, y.round() as i32]
+        })
+    });
+    Ok(middle_changes(before, after, centres, half)?
+        .into_iter()
+        .flatten()
+        .map(|means| means[0].max(means[1]).max(means[2]))
+        .fold(0.0, f64::max))
 }
 
 /// The shortest side, in pixels, of a board worth following: 4 px a square. The locator

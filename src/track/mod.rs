@@ -237,7 +237,7 @@ pub struct Settled {
     /// report only.
     pub slid: Vec<[usize; 2]>,
     /// Points (game order) whose picture changed since the last settled view as a stone
-    /// coming or going changes it ([`STONE_CAME`]), whatever the reader calls them. Given
+    /// coming or going changes it ([`stones_stirred`]), whatever the reader calls them. Given
     /// on a run's first settled report only.
     pub stirred: Vec<[usize; 2]>,
 }
@@ -406,23 +406,15 @@ fn stones_slid(
 /// middle of its picture (half a side of [`POINT_MIDDLE`] spacings) from `before` to
 /// `after` (rectified grey pictures at [`CELL`]).
 fn point_changes(before: &Mat, after: &Mat, size: usize) -> opencv::Result<Vec<f64>> {
-    use opencv::core::Rect;
-    let cell = f64::from(CELL);
-    let half = (POINT_MIDDLE * cell).round() as i32;
-    let mut difference = Mat::default();
-    opencv::core::absdiff(before, after, &mut difference)?;
-    let mut changes = Vec::with_capacity(size * size);
-    for row in 0..size {
-        for col in 0..size {
-            let (x, y) = ((col as i32 + 1) * CELL, (row as i32 + 1) * CELL);
-            let middle = Mat::roi(
-                &difference,
-                Rect::new(x - half, y - half, 2 * half + 1, 2 * half + 1),
-            )?;
-            changes.push(opencv::core::mean_def(&middle)?[0]);
-        }
-    }
-    Ok(changes)
+    let half = (POINT_MIDDLE * f64::from(CELL)).round() as i32;
+    let centres = (0..size).flat_map(|row| {
+        (0..size).map(move |col| [(col as i32 + 1) * CELL, (row as i32 + 1) * CELL])
+    });
+    // The rectified picture has a spacing of wood round the grid: no middle is cut.
+    Ok(patches::middle_changes(before, after, centres, half)?
+        .into_iter()
+        .map(|change| change.map_or(0.0, |means| means[0]))
+        .collect())
 }
 
 /// Half the side of the middle of a point's picture [`point_changes`] compares, in

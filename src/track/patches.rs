@@ -110,3 +110,31 @@ pub fn pushed_against_the_rest(
     }
     pushed
 }
+
+/// The mean absolute change from `before` to `after`, per channel, over the square of
+/// `half` pixels each way round each of `centres` (`[x, y]`); `None` for a square cut by
+/// the picture's edge. Both trackers ask which cell middles a hand or a stone changed.
+pub fn middle_changes(
+    before: &Mat,
+    after: &Mat,
+    centres: impl IntoIterator<Item = [i32; 2]>,
+    half: i32,
+) -> opencv::Result<Vec<Option<opencv::core::Scalar>>> {
+    use opencv::core::Rect;
+    let mut change = Mat::default();
+    opencv::core::absdiff(before, after, &mut change)?;
+    let (width, height) = (change.cols(), change.rows());
+    centres
+        .into_iter()
+        .map(|[x, y]| {
+            if x - half < 0 || y - half < 0 || x + half >= width || y + half >= height {
+                return Ok(None);
+            }
+            let middle = Mat::roi(
+                &change,
+                Rect::new(x - half, y - half, 2 * half + 1, 2 * half + 1),
+            )?;
+            opencv::core::mean_def(&middle).map(Some)
+        })
+        .collect()
+}
