@@ -18,7 +18,7 @@ use crate::games::go::{
     Context, Flag, FlagKind, Move, Point, Position, explain, explain::Explanation,
 };
 use crate::games::{Article, Color, Occupancy, Penalty};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Debug)]
 pub struct InferOptions {
@@ -73,6 +73,10 @@ pub struct Seen<'a> {
     /// Neighbouring points, both bare, with a stone seen on the line between them: one
     /// pushed half a point off its own.
     pub between: &'a [[[usize; 2]; 2]],
+    /// Points whose picture changed since the last settled view as a stone's coming or
+    /// going changes it (`track::Settled::stirred`): a stone is there, whatever colour it
+    /// reads. Given on a view's first settled report only.
+    pub stirred: &'a [[usize; 2]],
 }
 
 /// What a flag is about, for the log and the record.
@@ -153,6 +157,11 @@ pub struct GoInference {
     /// stone is still there, and its point read bare later (a camera moved, the light
     /// changed) is that stone off its point, not a stone removed.
     slid: BTreeMap<Point, Color>,
+    /// Stones recorded against what the reader called them (their colour taken from the
+    /// turn order, or the stone from its point's picture): the reader cannot be trusted
+    /// there, so while no hand comes and their pictures stay still, what it reads on them
+    /// is taken as the stone.
+    unsteady: BTreeSet<Point>,
     last_stone: Option<Point>,
     /// The rules' position before the last stone was played, to play it elsewhere when it
     /// is taken back and put down again; `None` once anything else was played since.
@@ -169,6 +178,7 @@ impl GoInference {
             board,
             discrepancies: BTreeMap::new(),
             slid: BTreeMap::new(),
+            unsteady: BTreeSet::new(),
             last_stone: None,
             before_last: None,
             next_flag_id: 1,
@@ -310,6 +320,7 @@ impl GoInference {
             }
             return outcomes;
         }
+        self.unsteady.insert(stone);
         if unseen {
             // The reader goes on seeing the point bare: that is the stone it misses.
             self.discrepancies.insert(
@@ -407,6 +418,24 @@ impl GoInference {
             }
         }
         let rules_board = self.position.board().to_occupancy();
+        // A stone recorded against its reading, read unsurely as something else again and
+        // its picture still: the reader again, not the stone (held-out Go 100564: Black's
+        // gd, its colour taken from the turn, read bare at 0.45–0.72 for six seconds
+        // after, and was flagged displaced, then taken back under White's next hand). A
+        // stone lifted leaves its point read bare surely.
+        // Held in the acted-on view too, so that the stone read surely gone later is a
+        // change to explain.
+        let mut held = Vec::new();
+        for &point in &self.unsteady {
+            let (row, col) = (point.row as usize, point.col as usize);
+            if rules_board.get(row, col).is_some()
+                && seen.confidence[row * size + col] < SURE_COLOUR
+                && !seen.stirred.contains(&[row, col])
+            {
+                corrected.set(row, col, rules_board.get(row, col));
+                held.push(point);
+            }
+        }
         let context = Context {
             pass_entered: false,
             last_stone: self.last_stone,
@@ -484,7 +513,16 @@ impl GoInference {
                 .map(|[row, col]| Point::new(row as u8, col as u8))
                 .collect();
             if !unsure.is_empty() {
-                if !self.options.stills && stood < self.options.confirm_seconds {
+                // A stone whose picture came with the hand is there; only its colour is in
+                // doubt, and a colour flickering between the two, or between one and bare,
+                // keeps the view from standing still long enough (held-out Go 100564,
+                // hard light after a bump: Black's gd read White at 0.50, then bare, until
+                // White's next stone made it a double move).
+                let came = unsure.iter().all(|p| {
+                    seen.stirred
+                        .contains(&[usize::from(p.row), usize::from(p.col)])
+                });
+                if !self.options.stills && stood < self.options.confirm_seconds && !came {
                     return outcomes;
                 }
                 let mut recoloured = corrected.clone();
@@ -624,11 +662,17 @@ impl GoInference {
                 }
                 return outcomes;
             }
+            // A stone read unsurely whose picture came with the hand is there.
             let unsure = self
                 .board
                 .differences(seen.occupancy)
                 .iter()
-                .any(|&[row, col]| seen.confidence[row * size + col] < 0.6);
+                .any(|&[row, col]| {
+                    seen.confidence[row * size + col] < 0.6
+                        && !(seen.hands > 0
+                            && seen.occupancy.get(row, col).is_some()
+                            && seen.stirred.contains(&[row, col]))
+                });
             if (seen.hands == 0 || unsure) && stood < self.options.unexplained_seconds {
                 return outcomes;
             }
@@ -652,10 +696,15 @@ impl GoInference {
             }
         }
 
+        if let Some(Outcome::Unsure { points, .. }) = &unsure_note {
+            self.unsteady.extend(points.iter().copied());
+        }
         outcomes.extend(unsure_note);
         if let Some(best) = best {
             self.apply(best, seen.occupancy, &mut outcomes);
         }
+        let stones = self.position.board();
+        self.unsteady.retain(|&p| stones.get(p).is_some());
         if !misread.is_empty() {
             for p in &misread {
                 let (row, col) = (p.row as usize, p.col as usize);
@@ -686,7 +735,13 @@ impl GoInference {
         let position = &self.position;
         self.slid
             .retain(|&p, &mut color| position.board().get(p) == Some(color));
-        self.board = seen.occupancy.clone();
+        let mut acted_on = seen.occupancy.clone();
+        for point in held {
+            if let Some(stone) = self.position.board().get(point) {
+                acted_on.set(point.row as usize, point.col as usize, Some(stone));
+            }
+        }
+        self.board = acted_on;
         outcomes
     }
 
@@ -1143,6 +1198,7 @@ mod tests {
             now,
             hands: 1,
             between: &[],
+            stirred: &[],
         }
     }
 
@@ -1270,6 +1326,75 @@ mod tests {
         // Once the camera sees it white, nothing more happens.
         let white = board(&[".....", ".W...", "..B..", ".....", "....."]);
         assert!(game.observe(&seen(&white, &SURE, 4.0, 4.2)).is_empty());
+    }
+
+    #[test]
+    fn a_stone_of_unsure_colour_whose_picture_came_with_the_hand_follows_the_turn_at_once() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        // White's stone read black at one half, the view just settled.
+        let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
+        let mut unsure = SURE;
+        unsure[5 + 1] = 0.5;
+        let read = seen(&two, &unsure, 2.0, 2.2);
+        assert!(game.observe(&read).is_empty(), "no picture: waits");
+        let out = game.observe(&Seen {
+            stirred: &[[1, 1]],
+            ..read
+        });
+        assert_eq!(moves(&out), [(Color::White, "bb".to_string())], "{out:?}");
+        assert!(flags(&out).is_empty(), "{out:?}");
+        assert!(
+            out.iter().any(
+                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(1, 1)])
+            ),
+            "said so: {out:?}"
+        );
+    }
+
+    #[test]
+    fn a_stone_recorded_against_its_reading_read_unsurely_gone_stays_but_read_surely_gone_is_flagged()
+     {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
+        let mut unsure = SURE;
+        unsure[5 + 1] = 0.5;
+        let out = game.observe(&Seen {
+            stirred: &[[1, 1]],
+            ..seen(&two, &unsure, 2.0, 2.2)
+        });
+        assert_eq!(moves(&out), [(Color::White, "bb".to_string())], "{out:?}");
+        // The reader then calls the point bare, unsurely, for long, under the next hand
+        // and after it: still the stone.
+        let bare = board(&[".....", ".....", "..B..", ".....", "....."]);
+        let mut doubtful = SURE;
+        doubtful[5 + 1] = 0.6;
+        for (hands, now) in [(1, 2.6), (0, 4.0), (0, 9.0)] {
+            let out = game.observe(&Seen {
+                hands,
+                ..seen(&bare, &doubtful, 2.4, now)
+            });
+            assert!(out.is_empty(), "at {now}: {out:?}");
+        }
+        assert_eq!(
+            game.position().board().get(Point::new(1, 1)),
+            Some(Color::White)
+        );
+        // Read bare surely, it is gone: the referee hears of it.
+        let out = game.observe(&Seen {
+            hands: 0,
+            ..seen(&bare, &SURE, 10.0, 14.0)
+        });
+        assert!(
+            matches!(
+                flags(&out)[..],
+                [FlagKind::Displaced] | [FlagKind::TakenBack]
+            ),
+            "{out:?}"
+        );
     }
 
     #[test]

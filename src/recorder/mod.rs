@@ -1455,6 +1455,7 @@ impl Session {
                         now: frame.time,
                         hands: self.hands.count(),
                         between: &settled.between,
+                        stirred: &settled.stirred,
                     },
                 );
                 if !outcomes.is_empty() {
@@ -1486,6 +1487,7 @@ impl Session {
             now: frame.time,
             hands: self.hands.count(),
             between: &settled.between,
+            stirred: &settled.stirred,
         });
         if std::env::var_os("KRADAN_TRACE").is_some() {
             // What the rules stage was shown and made of it, for whoever tunes it.
@@ -1503,11 +1505,12 @@ impl Session {
                 })
                 .collect();
             eprintln!(
-                "{:8.2} observe since={:.2} hand={} changes={} -> {:?}",
+                "{:8.2} observe since={:.2} hand={} changes={} stirred={:?} -> {:?}",
                 frame.time,
                 settled.since,
                 self.hands.count(),
                 changes.join(","),
+                settled.stirred,
                 outcomes
                     .iter()
                     .map(|o| match o {
