@@ -588,6 +588,19 @@ impl GoInference {
             }
         }
 
+        // A stone set aside above as a misreading, still read there surely, when this
+        // stone would be a double move: it was the reply, put down before the mover's arm
+        // left the board (held-out Go 100560: White's bd and Black's gd settled in one
+        // view, an arm over the edge between them, then White's bc flagged a double move).
+        let mut reply_seen = None;
+        if let Some(found) = &best
+            && found.has(FlagKind::DoubleMove)
+            && let Some((point, one)) = self.set_aside_reply(seen, &corrected, context)
+        {
+            best = Some(one);
+            reply_seen = Some(point);
+        }
+
         // The last stone was taken back and its player now puts one elsewhere: that is
         // where the move was played, not a second move of the same colour.
         if let Some(found) = &best
@@ -696,6 +709,17 @@ impl GoInference {
             }
         }
 
+        if let Some(point) = reply_seen {
+            self.discrepancies.remove(&point);
+            outcomes.push(Outcome::Unsure {
+                message: format!(
+                    "the stone at {} set aside as a misreading under the last hand is still \
+                     there: taken as the reply put down before that hand left, not a double move",
+                    point.to_sgf()
+                ),
+                points: vec![point],
+            });
+        }
         if let Some(Outcome::Unsure { points, .. }) = &unsure_note {
             self.unsteady.extend(points.iter().copied());
         }
@@ -1038,6 +1062,38 @@ impl GoInference {
 
     /// A double move whose first stone is the colour of a last stone taken back (and
     /// flagged so) while it is still off the board: the move replaced, not a double move.
+    /// A stone of the side to move that this stage set aside as a misreading, still read
+    /// there surely, that makes the view a clean turn: that stone, then the new one.
+    fn set_aside_reply(
+        &self,
+        seen: &Seen,
+        corrected: &Occupancy,
+        context: Context,
+    ) -> Option<(Point, Explanation)> {
+        let size = self.position.size();
+        let to_move = self.position.to_move();
+        self.discrepancies.iter().find_map(|(&point, discrepancy)| {
+            let (row, col) = (point.row as usize, point.col as usize);
+            let shown = discrepancy.shown?;
+            let set_aside = discrepancy.expected.is_none() && discrepancy.flag.is_none();
+            if !set_aside
+                || shown != to_move
+                || seen.occupancy.get(row, col) != Some(shown)
+                || seen.confidence[row * size + col] < SURE_COLOUR
+            {
+                return None;
+            }
+            let mut with_reply = corrected.clone();
+            with_reply.set(row, col, Some(shown));
+            let one = explain(&self.position, &with_reply, context)
+                .ok()?
+                .into_iter()
+                .next()?;
+            (one.flags.is_empty() && one.moves.first() == Some(&(shown, Move::Play(point))))
+                .then_some((point, one))
+        })
+    }
+
     fn replaced_by_double_move(
         &mut self,
         found: &Explanation,
@@ -1282,6 +1338,41 @@ mod tests {
         let out = game.observe(&seen(&gone, &SURE, 3.0, 4.2));
         assert!(out.is_empty(), "{out:?}");
         assert!(game.discrepancies().is_empty());
+    }
+
+    #[test]
+    fn a_stone_set_aside_as_misread_that_stays_is_the_reply_when_the_next_would_be_a_double_move() {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        // Black plays cc; a white stone comes at ba under the same hand: set aside.
+        let both = board(&[".W...", ".....", "..B..", ".....", "....."]);
+        let out = game.observe(&seen(&both, &SURE, 1.0, 1.2));
+        assert_eq!(moves(&out), [(Color::Black, "cc".to_string())], "{out:?}");
+        // Black's next stone, ba still read White: White's move was ba, not missed.
+        let next = board(&[".W...", ".....", "..B..", "...B.", "....."]);
+        let out = game.observe(&seen(&next, &SURE, 2.0, 2.2));
+        assert_eq!(
+            moves(&out),
+            [
+                (Color::White, "ba".to_string()),
+                (Color::Black, "dd".to_string())
+            ],
+            "{out:?}"
+        );
+        assert!(flags(&out).is_empty(), "{out:?}");
+        assert!(
+            out.iter().any(
+                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(0, 1)])
+            ),
+            "said so: {out:?}"
+        );
+        assert!(game.discrepancies().is_empty());
+        // Read unsurely, it stays a misreading: the double move is flagged.
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        game.observe(&seen(&both, &SURE, 1.0, 1.2));
+        let mut unsure = SURE;
+        unsure[1] = 0.7;
+        let out = game.observe(&seen(&next, &unsure, 2.0, 4.2));
+        assert_eq!(flags(&out), [FlagKind::DoubleMove], "{out:?}");
     }
 
     #[test]
