@@ -157,6 +157,9 @@ pub struct GoInference {
     /// stone is still there, and its point read bare later (a camera moved, the light
     /// changed) is that stone off its point, not a stone removed.
     slid: BTreeMap<Point, Color>,
+    /// The settled view being reported (its `since`) and the points its first report
+    /// called stirred: later reports of the same view leave `Seen::stirred` empty.
+    view_stirred: (f64, Vec<[usize; 2]>),
     /// Stones recorded against what the reader called them (their colour taken from the
     /// turn order, or the stone from its point's picture): the reader cannot be trusted
     /// there, so while no hand comes and their pictures stay still, what it reads on them
@@ -178,6 +181,7 @@ impl GoInference {
             board,
             discrepancies: BTreeMap::new(),
             slid: BTreeMap::new(),
+            view_stirred: (f64::NEG_INFINITY, Vec::new()),
             unsteady: BTreeSet::new(),
             last_stone: None,
             before_last: None,
@@ -385,6 +389,15 @@ impl GoInference {
     /// Acts on a settled position. Returns nothing when it shows nothing new, or when the
     /// change must stand longer before it is believed (call again with later `now`).
     pub fn observe(&mut self, seen: &Seen) -> Vec<Outcome> {
+        if seen.since != self.view_stirred.0 {
+            self.view_stirred = (seen.since, seen.stirred.to_vec());
+        } else {
+            for point in seen.stirred {
+                if !self.view_stirred.1.contains(point) {
+                    self.view_stirred.1.push(*point);
+                }
+            }
+        }
         self.observe_part(seen, true)
     }
 
@@ -483,6 +496,11 @@ impl GoInference {
                         if self.position.board().get(p) == Some(self.position.to_move())
                             && corrected.get(p.row as usize, p.col as usize).is_none()
                             && !on_line(&p));
+                // Nor is one gone while stones beside it, still read where they stood,
+                // changed their pictures as stones moving do: the board was knocked
+                // (held-out Go 100554, three stones knocked: hb read gone, ga and gb
+                // shoved, hb flagged TGA 27).
+                let lifted = lifted && !flag.points.iter().any(|&p| self.shoved_beside(p, seen));
                 // The last stone gone from its point, and seen on the line to the next
                 // one: pushed off its point, not taken back (TGA 25).
                 let pushed = flag.kind == FlagKind::TakenBack
@@ -1062,6 +1080,19 @@ impl GoInference {
 
     /// A double move whose first stone is the colour of a last stone taken back (and
     /// flagged so) while it is still off the board: the move replaced, not a double move.
+    /// Whether a stone beside `gone`, read there before and now, changed its point's
+    /// picture as a stone's coming or going does in the view being reported.
+    fn shoved_beside(&self, gone: Point, seen: &Seen) -> bool {
+        let (row, col) = (usize::from(gone.row), usize::from(gone.col));
+        self.view_stirred.1.iter().any(|&[r, c]| {
+            (r, c) != (row, col)
+                && r.abs_diff(row) <= 1
+                && c.abs_diff(col) <= 1
+                && self.board.get(r, c).is_some()
+                && seen.occupancy.get(r, c).is_some()
+        })
+    }
+
     /// A stone of the side to move that this stage set aside as a misreading, still read
     /// there surely, that makes the view a clean turn: that stone, then the new one.
     fn set_aside_reply(
@@ -1675,6 +1706,30 @@ mod tests {
         let slid = board(&[".....", ".....", ".....", ".W...", "...B."]);
         let out = game.observe(&seen(&slid, &SURE, at, at + 1.6));
         assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+    }
+
+    #[test]
+    fn tga_25_a_stone_of_the_side_to_move_gone_while_the_stone_beside_it_was_shoved_was_knocked() {
+        let mut game = played(&OPENING);
+        let at = 4.0;
+        // White's bd gone; cc, still read Black, changed its picture as a stone moving
+        // does on the view's first report, and the view stands on with none.
+        let gone = board(&[".....", ".....", "..B..", ".....", "...B."]);
+        let out = game.observe(&Seen {
+            stirred: &[[2, 2]],
+            ..seen(&gone, &SURE, at, at + 0.2)
+        });
+        assert!(out.is_empty(), "{out:?}");
+        let out = game.observe(&seen(&gone, &SURE, at, at + 1.6));
+        assert_eq!(flags(&out), [FlagKind::Displaced], "{out:?}");
+        // Stirred on another view before, it is lifted again.
+        let mut game = played(&OPENING);
+        game.observe(&Seen {
+            stirred: &[[2, 2]],
+            ..seen(&gone, &SURE, at - 1.0, at - 0.8)
+        });
+        let out = game.observe(&seen(&gone, &SURE, at, at + 1.6));
+        assert_eq!(flags(&out), [FlagKind::RemovedWithLiberties], "{out:?}");
     }
 
     #[test]
