@@ -655,7 +655,20 @@ impl GoInference {
                         seen.confidence[p.row as usize * size + p.col as usize] >= SURE_KNOCK
                     })
             });
-            let confirm = if (seen.hands > 0 && sure) || knocked {
+            // Both its points' pictures changed as a stone's going and coming do, too:
+            // a quarter (held-out Go 100555: a stone knocked to the next point with no
+            // hand read surely for 0.7 s before the players' hands came to put it back).
+            let seen_going = knocked
+                && best.as_ref().is_some_and(|b| {
+                    b.flags[0].points.iter().all(|p| {
+                        self.view_stirred
+                            .1
+                            .contains(&[usize::from(p.row), usize::from(p.col)])
+                    })
+                });
+            let confirm = if seen_going {
+                self.options.confirm_seconds / 4.0
+            } else if (seen.hands > 0 && sure) || knocked {
                 self.options.confirm_seconds / 2.0
             } else {
                 self.options.confirm_seconds
@@ -704,7 +717,12 @@ impl GoInference {
                             && seen.occupancy.get(row, col).is_some()
                             && seen.stirred.contains(&[row, col]))
                 });
-            if (seen.hands == 0 || unsure) && stood < self.options.unexplained_seconds {
+            let unexplained = if seen_going {
+                confirm
+            } else {
+                self.options.unexplained_seconds
+            };
+            if (seen.hands == 0 || unsure) && stood < unexplained {
                 return outcomes;
             }
         }
@@ -1949,6 +1967,24 @@ mod tests {
         assert!(game.observe(&quiet).is_empty(), "not yet");
         quiet.now = 5.6;
         assert_eq!(flags(&game.observe(&quiet)), [FlagKind::Displaced]);
+        // Both points' pictures changed as a stone's going and coming do: a quarter.
+        let mut game = played(&OPENING);
+        let mut quiet = Seen {
+            stirred: &[[2, 2], [2, 3]],
+            ..seen(&knocked, &SURE, 4.0, 4.2)
+        };
+        quiet.hands = 0;
+        assert!(game.observe(&quiet).is_empty(), "not yet");
+        quiet.stirred = &[];
+        quiet.now = 4.4;
+        assert_eq!(flags(&game.observe(&quiet)), [FlagKind::Displaced]);
+        // One of them only: the second still.
+        let mut game = played(&OPENING);
+        quiet.stirred = &[[2, 3]];
+        quiet.now = 4.2;
+        game.observe(&quiet);
+        quiet.now = 4.9;
+        assert!(game.observe(&quiet).is_empty(), "not yet");
     }
 
     #[test]
