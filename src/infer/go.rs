@@ -160,6 +160,10 @@ pub struct GoInference {
     /// The settled view being reported (its `since`) and the points its first report
     /// called stirred: later reports of the same view leave `Seen::stirred` empty.
     view_stirred: (f64, Vec<[usize; 2]>),
+    /// The stones an illegal stone (ko retaken, suicide) just flagged would capture, with
+    /// that flag: its player lifting them is part of the breach already flagged, to be
+    /// put right with it, until the next move.
+    illegal_captures: BTreeMap<Point, (u32, FlagKind)>,
     /// Stones recorded against what the reader called them (their colour taken from the
     /// turn order, or the stone from its point's picture): the reader cannot be trusted
     /// there, so while no hand comes and their pictures stay still, what it reads on them
@@ -182,6 +186,7 @@ impl GoInference {
             discrepancies: BTreeMap::new(),
             slid: BTreeMap::new(),
             view_stirred: (f64::NEG_INFINITY, Vec::new()),
+            illegal_captures: BTreeMap::new(),
             unsteady: BTreeSet::new(),
             last_stone: None,
             before_last: None,
@@ -472,6 +477,36 @@ impl GoInference {
             && let Some(knock) = self.knock_not_move(found, &corrected)
         {
             best = Some(knock);
+        }
+        // The player of an illegal stone lifts what it would have captured: the flag
+        // raised for that stone covers it (held-out Go 100525: White's ko retake at ba
+        // flagged, then Black's aa lifted as its prisoner, flagged TGA 21 as Black's last
+        // stone taken back).
+        if let Some(found) = &best
+            && found.moves.is_empty()
+            && !found.flags.is_empty()
+            && found.flags.iter().all(|f| {
+                f.points
+                    .iter()
+                    .all(|p| self.illegal_captures.contains_key(p))
+            })
+        {
+            for flag in &found.flags {
+                for &point in &flag.points {
+                    let (row, col) = (point.row as usize, point.col as usize);
+                    self.discrepancies.insert(
+                        point,
+                        Discrepancy {
+                            expected: rules_board.get(row, col),
+                            shown: seen.occupancy.get(row, col),
+                            flag: self.illegal_captures.get(&point).copied(),
+                            captured_by: None,
+                        },
+                    );
+                }
+            }
+            self.board = seen.occupancy.clone();
+            return outcomes;
         }
         let stood = seen.now - seen.since;
         // The tracker saw the stone gone from this point on the line to the next.
@@ -806,6 +841,9 @@ impl GoInference {
     }
 
     fn apply(&mut self, best: Explanation, seen: &Occupancy, outcomes: &mut Vec<Outcome>) {
+        if !best.moves.is_empty() {
+            self.illegal_captures.clear();
+        }
         let first_number = self.position.moves_played() + 1;
         let stones_played = best
             .moves
@@ -898,6 +936,13 @@ impl GoInference {
                 kind => {
                     let message = describe(kind, &flag.points, color);
                     let raised = self.flag(kind, flag.points.clone(), move_number, color, message);
+                    if let Outcome::Flag(f) = &raised
+                        && matches!(kind, FlagKind::KoRetaken | FlagKind::Suicide)
+                    {
+                        for &prisoner in flag.points.iter().skip(1) {
+                            self.illegal_captures.insert(prisoner, (f.id, kind));
+                        }
+                    }
                     outcomes.push(raised);
                     if let (FlagKind::TakenBack, &[from, to]) = (kind, flag.points.as_slice()) {
                         moved_last = Some((from, to));
@@ -1535,6 +1580,52 @@ mod tests {
             ),
             "{out:?}"
         );
+    }
+
+    #[test]
+    fn tga_28_the_prisoner_of_a_ko_retaken_lifted_is_that_flags_not_a_stone_taken_back() {
+        let mut game = played(&[
+            ["..B..", ".....", ".....", ".....", "....."],
+            [".WB..", ".....", ".....", ".....", "....."],
+            [".WB..", ".B...", ".....", ".....", "....."],
+            [".WB..", "WB...", ".....", ".....", "....."],
+            ["B.B..", "WB...", ".....", ".....", "....."],
+        ]);
+        // White retakes the ko at ba at once, then lifts Black's aa as its prisoner.
+        let retaken = board(&["BWB..", "WB...", ".....", ".....", "....."]);
+        let out = game.observe(&seen(&retaken, &SURE, 7.0, 7.2));
+        assert_eq!(flags(&out), [FlagKind::KoRetaken], "{out:?}");
+        let lifted = board(&[".WB..", "WB...", ".....", ".....", "....."]);
+        let out = game.observe(&seen(&lifted, &SURE, 7.5, 9.5));
+        assert!(flags(&out).is_empty(), "{out:?}");
+        assert_eq!(
+            game.discrepancies().len(),
+            2,
+            "both points still to put right"
+        );
+        // Put right, the flag is resolved once.
+        let restored = board(&["B.B..", "WB...", ".....", ".....", "....."]);
+        let out = game.observe(&seen(&restored, &SURE, 10.0, 10.2));
+        let resolved: Vec<_> = out
+            .iter()
+            .filter(|o| {
+                matches!(
+                    o,
+                    Outcome::Resolved {
+                        kind: FlagKind::KoRetaken,
+                        ..
+                    }
+                )
+            })
+            .collect();
+        assert_eq!(resolved.len(), 1, "{out:?}");
+        assert!(game.discrepancies().is_empty());
+        // Once the game goes on, the same stone lifted is flagged again.
+        let on = board(&["B.B..", "WB...", ".....", ".....", "...B."]);
+        game.observe(&seen(&on, &SURE, 11.0, 11.2));
+        let gone = board(&["..B..", "WB...", ".....", ".....", "...B."]);
+        let out = game.observe(&seen(&gone, &SURE, 12.0, 14.2));
+        assert!(!flags(&out).is_empty(), "{out:?}");
     }
 
     #[test]
