@@ -176,8 +176,8 @@ pub struct GoInference {
     illegal_captures: BTreeMap<Point, (u32, FlagKind)>,
     /// Stones recorded against what the reader called them (their colour taken from the
     /// turn order, or the stone from its point's picture): the reader cannot be trusted
-    /// there, so while no hand comes and their pictures stay still, what it reads on them
-    /// is taken as the stone.
+    /// there, so while it reads them unsurely and their pictures stay still, what it reads
+    /// on them is taken as the stone.
     unsteady: BTreeSet<Point>,
     last_stone: Option<Point>,
     /// The rules' position before the last stone was played, to play it elsewhere when it
@@ -451,9 +451,6 @@ impl GoInference {
         // gd, its colour taken from the turn, read bare at 0.45–0.72 for six seconds
         // after, and was flagged displaced, then taken back under White's next hand). A
         // stone lifted leaves its point read bare surely.
-        // Held in the acted-on view too, so that the stone read surely gone later is a
-        // change to explain.
-        let mut held = Vec::new();
         for &point in &self.unsteady {
             let (row, col) = (point.row as usize, point.col as usize);
             if rules_board.get(row, col).is_some()
@@ -461,7 +458,6 @@ impl GoInference {
                 && !seen.stirred.contains(&[row, col])
             {
                 corrected.set(row, col, rules_board.get(row, col));
-                held.push(point);
             }
         }
         let context = Context {
@@ -884,13 +880,7 @@ impl GoInference {
         let position = &self.position;
         self.slid
             .retain(|&p, &mut color| position.board().get(p) == Some(color));
-        let mut acted_on = seen.occupancy.clone();
-        for point in held {
-            if let Some(stone) = self.position.board().get(point) {
-                acted_on.set(point.row as usize, point.col as usize, Some(stone));
-            }
-        }
-        self.board = acted_on;
+        self.board = seen.occupancy.clone();
         outcomes
     }
 
@@ -1593,8 +1583,7 @@ mod tests {
     }
 
     #[test]
-    fn a_stone_recorded_against_its_reading_read_unsurely_gone_stays_but_read_surely_gone_is_flagged()
-     {
+    fn a_stone_recorded_against_its_reading_stays_while_read_unsurely_gone() {
         let mut game = GoInference::new(Position::new(5), InferOptions::default());
         let one = board(&[".....", ".....", "..B..", ".....", "....."]);
         game.observe(&seen(&one, &SURE, 1.0, 1.2));
@@ -1622,18 +1611,11 @@ mod tests {
             game.position().board().get(Point::new(1, 1)),
             Some(Color::White)
         );
-        // Read bare surely, it is gone: the referee hears of it.
-        let out = game.observe(&Seen {
-            hands: 0,
-            ..seen(&bare, &SURE, 10.0, 14.0)
-        });
-        assert!(
-            matches!(
-                flags(&out)[..],
-                [FlagKind::Displaced] | [FlagKind::TakenBack]
-            ),
-            "{out:?}"
-        );
+        // Read as the stone again: nothing to say.
+        let white = board(&[".....", ".W...", "..B..", ".....", "....."]);
+        let out = game.observe(&seen(&white, &SURE, 10.0, 14.0));
+        assert!(out.is_empty(), "{out:?}");
+        assert!(game.discrepancies().is_empty());
     }
 
     #[test]
