@@ -432,8 +432,10 @@ const STONE_CAME: f64 = 25.0;
 /// shadow standing over the board in one settled view and gone in the next changes a
 /// patch of 24 to 56 points by 10 to 30 (s41, Go 100529, 19×19 640×480): its largest
 /// point is hardly above its neighbours' neighbours. A stone changes its own point by 35
-/// or more and points two away by under 10.
-const STONE_STANDS_OUT: f64 = 3.0;
+/// or more and points two away by under 10; under hard light (s26's Go 100534, 9×9
+/// 640×480 `hard`) two White stones the reader missed changed theirs by 30 and 31 while
+/// the light moved points beyond by 10 to 11.
+const STONE_STANDS_OUT: f64 = 2.5;
 
 /// The points (image order, `[row, col]`) whose pictures changed from one settled view to
 /// the next (`changes`, [`point_changes`]) as a stone coming or going changes one: by
