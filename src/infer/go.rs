@@ -1406,6 +1406,21 @@ mod tests {
             .collect()
     }
 
+    /// The game after Black's first stone, cc.
+    fn after_black_at_cc() -> GoInference {
+        let mut game = GoInference::new(Position::new(5), InferOptions::default());
+        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
+        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        game
+    }
+
+    /// Whether an `unsure` note about `point` alone came out.
+    fn noted_unsure(outcomes: &[Outcome], point: Point) -> bool {
+        outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Unsure { points, .. } if points == &[point]))
+    }
+
     fn flags(outcomes: &[Outcome]) -> Vec<FlagKind> {
         outcomes
             .iter()
@@ -1433,9 +1448,7 @@ mod tests {
 
     #[test]
     fn tga_20_a_double_move_is_flagged_at_once() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        let mut game = after_black_at_cc();
         let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
         let out = game.observe(&seen(&two, &SURE, 2.0, 2.2));
         assert_eq!(flags(&out), [FlagKind::DoubleMove]);
@@ -1460,12 +1473,7 @@ mod tests {
         let out = game.observe(&seen(&both, &SURE, 1.0, 1.2));
         assert_eq!(moves(&out), [(Color::Black, "cc".to_string())], "{out:?}");
         assert!(flags(&out).is_empty(), "{out:?}");
-        assert!(
-            out.iter().any(
-                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(0, 1)])
-            ),
-            "{out:?}"
-        );
+        assert!(noted_unsure(&out, Point::new(0, 1)), "{out:?}");
         // The misread stone stays in view: White's real move is White's, not a double move.
         let reply = board(&[".W...", ".....", "..B..", "...W.", "....."]);
         let out = game.observe(&seen(&reply, &SURE, 2.0, 2.2));
@@ -1497,12 +1505,7 @@ mod tests {
             "{out:?}"
         );
         assert!(flags(&out).is_empty(), "{out:?}");
-        assert!(
-            out.iter().any(
-                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(0, 1)])
-            ),
-            "said so: {out:?}"
-        );
+        assert!(noted_unsure(&out, Point::new(0, 1)), "said so: {out:?}");
         assert!(game.discrepancies().is_empty());
         // Read unsurely, it stays a misreading: the double move is flagged.
         let mut game = GoInference::new(Position::new(5), InferOptions::default());
@@ -1532,9 +1535,7 @@ mod tests {
 
     #[test]
     fn a_double_move_resting_on_an_unsure_colour_waits_then_follows_the_turn_saying_so() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        let mut game = after_black_at_cc();
         // White's stone read black, and not surely.
         let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
         let mut unsure = SURE;
@@ -1546,12 +1547,7 @@ mod tests {
         let out = game.observe(&seen(&two, &unsure, 2.0, 3.6));
         assert_eq!(moves(&out), [(Color::White, "bb".to_string())]);
         assert!(flags(&out).is_empty(), "{out:?}");
-        assert!(
-            out.iter().any(
-                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(1, 1)])
-            ),
-            "{out:?}"
-        );
+        assert!(noted_unsure(&out, Point::new(1, 1)), "{out:?}");
         // Once the camera sees it white, nothing more happens.
         let white = board(&[".....", ".W...", "..B..", ".....", "....."]);
         assert!(game.observe(&seen(&white, &SURE, 4.0, 4.2)).is_empty());
@@ -1574,19 +1570,12 @@ mod tests {
         });
         assert_eq!(moves(&out), [(Color::White, "bb".to_string())], "{out:?}");
         assert!(flags(&out).is_empty(), "{out:?}");
-        assert!(
-            out.iter().any(
-                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(1, 1)])
-            ),
-            "said so: {out:?}"
-        );
+        assert!(noted_unsure(&out, Point::new(1, 1)), "said so: {out:?}");
     }
 
     #[test]
     fn a_stone_recorded_against_its_reading_stays_while_read_unsurely_gone() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        let mut game = after_black_at_cc();
         let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
         let mut unsure = SURE;
         unsure[5 + 1] = 0.5;
@@ -1818,9 +1807,7 @@ mod tests {
 
     #[test]
     fn tga_25_the_last_stone_on_the_next_point_with_no_hand_was_knocked_not_taken_back() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        let mut game = after_black_at_cc();
         let two = board(&[".....", ".W...", "..B..", ".....", "....."]);
         game.observe(&seen(&two, &SURE, 2.0, 2.2));
         let knocked = board(&[".....", "W....", "..B..", ".....", "....."]);
@@ -2049,9 +2036,7 @@ mod tests {
 
     #[test]
     fn an_operators_pass_makes_the_same_colour_legal() {
-        let mut game = GoInference::new(Position::new(5), InferOptions::default());
-        let one = board(&[".....", ".....", "..B..", ".....", "....."]);
-        game.observe(&seen(&one, &SURE, 1.0, 1.2));
+        let mut game = after_black_at_cc();
         let passed = game.pass(Color::White);
         assert_eq!(moves(&passed), [(Color::White, "".to_string())]);
         let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
@@ -2239,12 +2224,7 @@ mod tests {
         let out = game.stone_came_unseen([3, 3], &seen(&a, &SURE, 2.0, 2.2));
         assert_eq!(moves(&out), [(Color::White, "dd".to_string())], "{out:?}");
         assert!(flags(&out).is_empty(), "{out:?}");
-        assert!(
-            out.iter().any(
-                |o| matches!(o, Outcome::Unsure { points, .. } if points == &[Point::new(3, 3)])
-            ),
-            "said so: {out:?}"
-        );
+        assert!(noted_unsure(&out, Point::new(3, 3)), "said so: {out:?}");
         // The reader goes on missing it: Black's next move is all that changed.
         let b = board(&[".....", ".....", "..B..", ".....", "B...."]);
         let out = game.observe(&seen(&b, &SURE, 3.0, 3.2));
