@@ -576,11 +576,16 @@ impl GoInference {
                 // doubt, and a colour flickering between the two, or between one and bare,
                 // keeps the view from standing still long enough (held-out Go 100564,
                 // hard light after a bump: Black's gd read White at 0.50, then bare, until
-                // White's next stone made it a double move).
-                let came = unsure.iter().all(|p| {
-                    seen.stirred
-                        .contains(&[usize::from(p.row), usize::from(p.col)])
-                });
+                // White's next stone made it a double move). Only when every point whose
+                // picture stirred is one the reading changed: an arm leaving stirs the
+                // points around its stones too (development seed 11: two black stones read
+                // at ah and ai for 0.6 s as an arm left, three points stirred).
+                let changed = self.board.differences(seen.occupancy);
+                let came = seen.stirred.iter().all(|p| changed.contains(p))
+                    && unsure.iter().all(|p| {
+                        seen.stirred
+                            .contains(&[usize::from(p.row), usize::from(p.col)])
+                    });
                 if !self.options.stills && stood < self.options.confirm_seconds && !came {
                     return outcomes;
                 }
@@ -1571,6 +1576,22 @@ mod tests {
         assert_eq!(moves(&out), [(Color::White, "bb".to_string())], "{out:?}");
         assert!(flags(&out).is_empty(), "{out:?}");
         assert!(noted_unsure(&out, Point::new(1, 1)), "said so: {out:?}");
+    }
+
+    #[test]
+    fn a_colour_in_doubt_waits_when_a_point_the_reading_did_not_change_stirred_too() {
+        let mut game = after_black_at_cc();
+        let two = board(&[".....", ".B...", "..B..", ".....", "....."]);
+        let mut unsure = SURE;
+        unsure[5 + 1] = 0.5;
+        let out = game.observe(&Seen {
+            stirred: &[[1, 1], [1, 2]],
+            ..seen(&two, &unsure, 2.0, 2.2)
+        });
+        assert!(
+            out.is_empty(),
+            "an arm's stir, not a stone's: waits: {out:?}"
+        );
     }
 
     #[test]
