@@ -702,10 +702,7 @@ impl GoInference {
                             && seen.confidence[p.row as usize * size + p.col as usize]
                                 < UNSURE_GONE
                             && !on_line(&p)
-                            && !self.view_stirred.1.contains(&[
-                                usize::from(p.row),
-                                usize::from(p.col),
-                            ]))
+                            && !self.stirred_in_view(p))
                     })
             });
             if doubted_gone {
@@ -733,13 +730,9 @@ impl GoInference {
             // a quarter (held-out Go 100555: a stone knocked to the next point with no
             // hand read surely for 0.7 s before the players' hands came to put it back).
             let seen_going = knocked
-                && best.as_ref().is_some_and(|b| {
-                    b.flags[0].points.iter().all(|p| {
-                        self.view_stirred
-                            .1
-                            .contains(&[usize::from(p.row), usize::from(p.col)])
-                    })
-                });
+                && best
+                    .as_ref()
+                    .is_some_and(|b| b.flags[0].points.iter().all(|&p| self.stirred_in_view(p)));
             // Stones gone under a hand, read surely gone, each point's picture changed as
             // a stone's going does: the hand, the reader and the picture agree, and a stone
             // lifted is often put back within half a second (s26's Go 100532:
@@ -748,10 +741,10 @@ impl GoInference {
                 && best.as_ref().is_some_and(|b| {
                     b.moves.is_empty()
                         && !b.flags.is_empty()
-                        && b.flags.iter().flat_map(|f| &f.points).all(|p| {
+                        && b.flags.iter().flat_map(|f| &f.points).all(|&p| {
                             let (row, col) = (usize::from(p.row), usize::from(p.col));
                             seen.confidence[row * size + col] >= SURE_CHANGE
-                                && self.view_stirred.1.contains(&[row, col])
+                                && self.stirred_in_view(p)
                         })
                 });
             let confirm = if lifted_seen {
@@ -1192,6 +1185,14 @@ impl GoInference {
 
     /// A double move whose first stone is the colour of a last stone taken back (and
     /// flagged so) while it is still off the board: the move replaced, not a double move.
+    /// Whether `point`'s picture changed as a stone's coming or going does in the view
+    /// being reported, on any of its reports.
+    fn stirred_in_view(&self, point: Point) -> bool {
+        self.view_stirred
+            .1
+            .contains(&[usize::from(point.row), usize::from(point.col)])
+    }
+
     /// Whether a stone beside `gone`, read there before and now, changed its point's
     /// picture as a stone's coming or going does in the view being reported.
     fn shoved_beside(&self, gone: Point, seen: &Seen) -> bool {
